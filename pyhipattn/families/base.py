@@ -1,0 +1,80 @@
+"""What every kernel family sees: the attention Problem, and the Family protocol.
+
+A Problem is a hashable value (shapes, dtypes, strides, features) with no device pointers, so
+plans can be computed on a machine without a GPU and cached per problem.  A family module
+exposes one gate (``gate``: why it cannot run a problem on an arch, or None) and one planner
+(``plan``: the LaunchPlans, pointers left as named slots).  Adding a family touches no other.
+
+Pointer slot names used by every family: ``q``, ``k``, ``v``, ``out``, ``lse``,
+``cu_seqlens_q``, ``cu_seqlens_k``, ``workspace`` (base of the per-call scratch; a family
+that needs several scratch areas uses ``workspace`` + offsets it computes itself, packed as
+separate slots named ``workspace+<offset>``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..plan import LaunchPlan
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One attention forward call, minus the addresses.
+
+    Layout is BSHD: q ``(batch, seqlen_q, heads_q, head_dim)``, k ``(batch, seqlen_k, heads_k,
+    head_dim)``, v ``(batch, seqlen_k, heads_k, head_dim_v)``, out like q with ``head_dim_v``.
+    Varlen problems have ``varlen=True``, ``batch`` = number of sequences, ``seqlen_q`` /
+    ``seqlen_k`` = the max lengths, and q/k/v packed as ``(total, heads, dim)`` (their strides
+    then have a batch stride of 0).
+    Strides are in elements, (batch, seq, head) order; the last dim is contiguous.
+    ``window`` is (left, right) with -1 = unbounded; causal is folded into it by the API
+    (causal == window right 0, aligned bottom-right) but kept as a flag for gates.
+    """
+
+    batch: int
+    seqlen_q: int
+    seqlen_k: int
+    heads_q: int
+    heads_k: int
+    head_dim: int
+    head_dim_v: int
+    dtype: str                                  # "bf16" | "fp16"
+    softmax_scale: float
+    causal: bool = False
+    window: tuple[int, int] = (-1, -1)
+    softcap: float = 0.0
+    return_lse: bool = False
+    num_splits: int = 0                         # 0 heuristic, 1 never, >= 2 forced
+    varlen: bool = False
+    total_q: int = 0                            # varlen only
+    total_k: int = 0
+    q_strides: tuple[int, int, int] = (0, 0, 0)
+    k_strides: tuple[int, int, int] = (0, 0, 0)
+    v_strides: tuple[int, int, int] = (0, 0, 0)
+    o_strides: tuple[int, int, int] = (0, 0, 0)
+
+    @property
+    def group_size(self) -> int:
+        return self.heads_q // self.heads_k
+
+    @property
+    def has_window(self) -> bool:
+        return self.window != (-1, -1) and not (self.causal and self.window == (-1, 0))
+
+
+class Family(Protocol):
+    """A kernel family module (``pyhipattn.families.<name>``) provides these names."""
+
+    NAME: str
+    PRIORITY: int   # higher wins among families whose gate accepts
+
+    def gate(self, problem: Problem, arch: str) -> str | None:
+        """None when this family can run ``problem`` on ``arch``, else the reason it cannot."""
+        ...
+
+    def plan(self, problem: Problem, arch: str, compute_units: int, num_splits: int) -> list[LaunchPlan]:
+        """The launches, in order, with pointer slots left unbound. ``num_splits`` is decided
+        by dispatch (1 = no split)."""
+        ...
