@@ -58,6 +58,8 @@ def attention_ref(
         raise ValueError(f"k has {hk} heads, which does not divide q's {hq} heads")
     scale = 1.0 / np.sqrt(d) if softmax_scale is None else float(softmax_scale)
     g = hq // hk
+    if sk == 0:
+        return np.zeros((b, sq, hq, dv)), np.full((b, hq, sq), -np.inf)
     kk = np.repeat(k, g, axis=2)  # (b, sk, hq, d)
     vv = np.repeat(v, g, axis=2)
     s = np.einsum("bqhd,bkhd->bhqk", q, kk) * scale
