@@ -1,4 +1,8 @@
-"""Reference attention in numpy with float64 accumulation: the oracle every numeric test uses.
+"""Reference attention with float64 accumulation: the oracle every numeric test uses.
+
+Inputs may be numpy arrays (bf16 through ml_dtypes included) or torch tensors; a torch input
+is computed in float64 on its own device (so GPU tests can check large shapes quickly), a
+numpy input on the CPU.  The formulas are written once, over a tiny array namespace.
 
 Semantics (the same as ``mha_fwd``):
 - layout BSHD: q ``(b, sq, hq, d)``, k ``(b, sk, hk, d)``, v ``(b, sk, hk, dv)``;
@@ -8,30 +12,108 @@ Semantics (the same as ``mha_fwd``):
   (FlashAttention >= 2.1): query ``i`` may see key ``j`` iff
   ``i + sk - sq - left <= j <= i + sk - sq + right``.
 - a row that sees no key gives output 0 and LSE -inf.
-- LSE is the natural log of the sum of exp(scores) over the visible keys, float32 ``(b, hq, sq)``.
+- LSE is the natural log of the sum of exp(scores) over the visible keys, ``(b, hq, sq)``.
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 
-def _as_f64(x) -> np.ndarray:
-    return np.asarray(x).astype(np.float64)
+class _Numpy:
+    def f64(self, x):
+        return np.asarray(x).astype(np.float64)
+
+    def einsum(self, eq, a, b):
+        return np.einsum(eq, a, b, optimize=True)
+
+    def repeat(self, x, n, axis):
+        return np.repeat(x, n, axis=axis)
+
+    def amax(self, x):
+        return x.max(axis=-1, keepdims=True)
+
+    def rsum(self, x):
+        return x.sum(axis=-1, keepdims=True)
+
+    def arange(self, n, like):
+        return np.arange(n)
+
+    def full(self, shape, value, like):
+        return np.full(shape, value, dtype=np.float64)
+
+    tanh = staticmethod(np.tanh)
+    exp = staticmethod(np.exp)
+    log = staticmethod(np.log)
+    where = staticmethod(np.where)
+    isfinite = staticmethod(np.isfinite)
 
 
-def visible_mask(sq: int, sk: int, window: tuple[int, int] = (-1, -1), causal: bool = False) -> np.ndarray:
-    """Boolean ``(sq, sk)``: True where query i may attend key j (bottom-right aligned)."""
+class _Torch:
+    def __init__(self, torch):
+        self.t = torch
+
+    def f64(self, x):
+        return x.to(self.t.float64)
+
+    def einsum(self, eq, a, b):
+        return self.t.einsum(eq, a, b)
+
+    def repeat(self, x, n, axis):
+        return x.repeat_interleave(n, dim=axis)
+
+    def amax(self, x):
+        return x.amax(dim=-1, keepdim=True)
+
+    def rsum(self, x):
+        return x.sum(dim=-1, keepdim=True)
+
+    def arange(self, n, like):
+        return self.t.arange(n, device=like.device)
+
+    def full(self, shape, value, like):
+        return self.t.full(shape, value, dtype=self.t.float64, device=like.device)
+
+    def tanh(self, x):
+        return self.t.tanh(x)
+
+    def exp(self, x):
+        return self.t.exp(x)
+
+    def log(self, x):
+        return self.t.log(x)
+
+    def where(self, c, a, b):
+        return self.t.where(c, a, b)
+
+    def isfinite(self, x):
+        return self.t.isfinite(x)
+
+
+def _xp(x):
+    if type(x).__module__.startswith("torch"):
+        import torch
+
+        return _Torch(torch)
+    return _Numpy()
+
+
+def visible_mask(sq: int, sk: int, window: tuple[int, int] = (-1, -1), causal: bool = False, *, like=None):
+    """Boolean ``(sq, sk)``: True where query i may attend key j (bottom-right aligned).
+    numpy unless ``like`` is a torch tensor (then a torch tensor on its device)."""
+    xp = _xp(like) if like is not None else _Numpy()
     left, right = window
     if causal:
         right = 0 if right < 0 else min(right, 0)
-    i = np.arange(sq)[:, None] + (sk - sq)
-    j = np.arange(sk)[None, :]
-    mask = np.ones((sq, sk), dtype=bool)
+    i = xp.arange(sq, like)[:, None] + (sk - sq)
+    j = xp.arange(sk, like)[None, :]
+    mask = (j >= 0) & (i > -(2**62))
     if right >= 0:
-        mask &= j <= i + right
+        mask = mask & (j <= i + right)
     if left >= 0:
-        mask &= j >= i - left
+        mask = mask & (j >= i - left)
     return mask
 
 
@@ -44,58 +126,53 @@ def attention_ref(
     causal: bool = False,
     window: tuple[int, int] = (-1, -1),
     softcap: float = 0.0,
-) -> tuple[np.ndarray, np.ndarray]:
+):
     """Attention forward for one batch of equal-length sequences.
 
-    q: ``(b, sq, hq, d)``, k: ``(b, sk, hk, d)``, v: ``(b, sk, hk, dv)``, any float dtype
-    (bf16 via ml_dtypes included).  Returns ``(out, lse)``: out float64 ``(b, sq, hq, dv)``,
-    lse float64 ``(b, hq, sq)``.
+    q: ``(b, sq, hq, d)``, k: ``(b, sk, hk, d)``, v: ``(b, sk, hk, dv)``, any float dtype.
+    Returns ``(out, lse)``: out float64 ``(b, sq, hq, dv)``, lse float64 ``(b, hq, sq)``,
+    numpy arrays for numpy inputs, torch tensors (on the inputs' device) for torch inputs.
     """
-    q, k, v = _as_f64(q), _as_f64(k), _as_f64(v)
+    xp = _xp(q)
+    q, k, v = xp.f64(q), xp.f64(k), xp.f64(v)
     b, sq, hq, d = q.shape
     _, sk, hk, dv = v.shape
     if hq % hk:
         raise ValueError(f"k has {hk} heads, which does not divide q's {hq} heads")
-    scale = 1.0 / np.sqrt(d) if softmax_scale is None else float(softmax_scale)
+    scale = 1.0 / math.sqrt(d) if softmax_scale is None else float(softmax_scale)
     g = hq // hk
-    if sk == 0:
-        return np.zeros((b, sq, hq, dv)), np.full((b, hq, sq), -np.inf)
-    kk = np.repeat(k, g, axis=2)  # (b, sk, hq, d)
-    vv = np.repeat(v, g, axis=2)
-    s = np.einsum("bqhd,bkhd->bhqk", q, kk) * scale
+    if sk == 0 or sq == 0:
+        return xp.full((b, sq, hq, dv), 0.0, q), xp.full((b, hq, sq), -math.inf, q)
+    kk = xp.repeat(k, g, 2)  # (b, sk, hq, d)
+    vv = xp.repeat(v, g, 2)
+    s = xp.einsum("bqhd,bkhd->bhqk", q, kk) * scale
     if softcap > 0:
-        s = softcap * np.tanh(s / softcap)
-    mask = visible_mask(sq, sk, window, causal)
-    s = np.where(mask[None, None], s, -np.inf)
-    m = s.max(axis=-1, keepdims=True)
-    empty = ~np.isfinite(m)
-    m = np.where(empty, 0.0, m)
-    p = np.exp(s - m)
-    denom = p.sum(axis=-1, keepdims=True)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = np.einsum("bhqk,bkhd->bqhd", np.where(empty, 0.0, p / np.where(denom == 0, 1, denom)), vv)
-        lse = np.where(empty[..., 0], -np.inf, np.log(np.where(denom[..., 0] == 0, 1, denom[..., 0])) + m[..., 0])
+        s = softcap * xp.tanh(s / softcap)
+    mask = visible_mask(sq, sk, window, causal, like=q if isinstance(xp, _Torch) else None)
+    s = xp.where(mask[None, None], s, -math.inf)
+    m = xp.amax(s)
+    empty = ~xp.isfinite(m)
+    m = xp.where(empty, 0.0, m)
+    p = xp.exp(s - m)
+    denom = xp.rsum(p)
+    safe = xp.where(denom == 0, 1.0, denom)
+    out = xp.einsum("bhqk,bkhd->bqhd", p / safe, vv)
+    lse = xp.where(empty[..., 0], -math.inf, xp.log(safe[..., 0]) + m[..., 0])
     return out, lse
 
 
-def attention_varlen_ref(
-    q,
-    k,
-    v,
-    cu_seqlens_q,
-    cu_seqlens_k,
-    **kw,
-) -> tuple[np.ndarray, np.ndarray]:
+def attention_varlen_ref(q, k, v, cu_seqlens_q, cu_seqlens_k, **kw):
     """Varlen attention: q ``(total_q, hq, d)``, k ``(total_k, hk, d)``, v ``(total_k, hk, dv)``,
-    cu_seqlens int ``(batch + 1,)``.  Returns out ``(total_q, hq, dv)`` and lse ``(hq, total_q)``
-    (float64), each sequence computed alone with ``attention_ref``.
+    cu_seqlens ints ``(batch + 1,)``.  Returns out ``(total_q, hq, dv)`` and lse
+    ``(hq, total_q)`` (float64), each sequence computed alone with ``attention_ref``.
     """
-    q, k, v = _as_f64(q), _as_f64(k), _as_f64(v)
-    cq, ck = np.asarray(cu_seqlens_q), np.asarray(cu_seqlens_k)
-    out = np.zeros(q.shape[:2] + (v.shape[2],))
-    lse = np.full((q.shape[1], q.shape[0]), -np.inf)
+    xp = _xp(q)
+    cq = [int(x) for x in cu_seqlens_q]
+    ck = [int(x) for x in cu_seqlens_k]
+    out = xp.full((q.shape[0], q.shape[1], v.shape[2]), 0.0, q)
+    lse = xp.full((q.shape[1], q.shape[0]), -math.inf, q)
     for i in range(len(cq) - 1):
-        q0, q1, k0, k1 = int(cq[i]), int(cq[i + 1]), int(ck[i]), int(ck[i + 1])
+        q0, q1, k0, k1 = cq[i], cq[i + 1], ck[i], ck[i + 1]
         if q1 == q0:
             continue
         o, l = attention_ref(q[None, q0:q1], k[None, k0:k1], v[None, k0:k1], **kw)
@@ -106,7 +183,16 @@ def attention_varlen_ref(
 
 def rel_error(x, ref) -> float:
     """Relative Frobenius error ``||x - ref|| / ||ref||`` in float64 (inf where x has NaN)."""
-    x, ref = _as_f64(x), _as_f64(ref)
+    if type(x).__module__.startswith("torch") or type(ref).__module__.startswith("torch"):
+        import torch
+
+        x = torch.as_tensor(x).to(torch.float64)
+        ref = torch.as_tensor(ref, device=x.device).to(torch.float64)
+        if torch.isnan(x).any():
+            return float("inf")
+        n = float(torch.linalg.vector_norm(ref))
+        return float(torch.linalg.vector_norm(x - ref)) / (n if n > 0 else 1.0)
+    x, ref = np.asarray(x).astype(np.float64), np.asarray(ref).astype(np.float64)
     if np.isnan(x).any():
         return float("inf")
     n = np.linalg.norm(ref)

@@ -81,3 +81,14 @@ def test_varlen_equals_per_sequence_batches_with_empty_sequences():
 def test_rel_error_flags_nan():
     assert rel_error(np.array([np.nan, 1.0]), np.array([1.0, 1.0])) == float("inf")
     assert rel_error(np.array([1.0, 1.0]), np.array([1.0, 1.0])) == 0.0
+
+
+def test_torch_inputs_give_the_same_result_as_numpy():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    q, k, v = rng.standard_normal((2, 5, 4, 8)), rng.standard_normal((2, 9, 2, 8)), rng.standard_normal((2, 9, 2, 8))
+    kw = dict(softmax_scale=0.2, causal=True, window=(3, -1), softcap=4.0)
+    o_np, l_np = attention_ref(q, k, v, **kw)
+    o_t, l_t = attention_ref(torch.from_numpy(q), torch.from_numpy(k), torch.from_numpy(v), **kw)
+    np.testing.assert_allclose(o_t.numpy(), o_np, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(np.isinf(l_t.numpy()), np.isinf(l_np))

@@ -26,13 +26,13 @@ EF_AMDGPU_MACH: dict[int, str] = {
     0x59: "gfx12-generic", 0x5a: "gfx1251", 0x5f: "gfx9-4-generic",
 }
 
-_TARGET_GFX = re.compile(r"(gfx[0-9a-f]+(?:-[0-9]+)*(?:-generic)?)(?::|$)")
+_TARGET_GFX = re.compile(r"-(gfx[0-9a-f]+(?:-[0-9]+)*-generic|gfx[0-9a-f]+)(?::|$)")
 
 
 def target_arch(target: str) -> str | None:
     """Processor of an ``amdhsa.target`` / bundle id, e.g. ``amdgcn-amd-amdhsa--gfx942:xnack-``
     or ``amdgpu9.42-amd-amdhsa-unknown-gfx942`` -> ``gfx942``; None when it names none."""
-    m = _TARGET_GFX.search(target.rsplit("-", 1)[-1] if "generic" not in target else target.split("--")[-1])
+    m = _TARGET_GFX.search(target)
     if not m:
         return None
     name = m.group(1)
