@@ -1,0 +1,77 @@
+"""The ``pyhipattn`` command: info | inspect | check | bench.
+
+Kernel developers use it to look at a new ``.co`` / ``.cubin`` build (inspect), check it
+statically and numerically (check), and time it against the peers on the GPU at hand (bench).
+Each subcommand's work lives in its own module; this file only parses arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def _cmd_info(args: argparse.Namespace) -> int:
+    from .info import info_report, format_info
+
+    rep = info_report()
+    print(json.dumps(rep, indent=2) if args.json else format_info(rep))
+    return 0
+
+
+def _cmd_inspect(args: argparse.Namespace) -> int:
+    from .inspect import inspect_paths
+
+    print(inspect_paths(args.paths, json=args.json))
+    return 0
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    from .check import run_check
+
+    return run_check(args)
+
+
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from .bench import run_bench
+
+    return run_bench(args)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="pyhipattn", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("info", help="platform, devices, arches and code objects found")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=_cmd_info)
+    s = sub.add_parser("inspect", help="kernels, arguments and resources of code objects")
+    s.add_argument("paths", nargs="+", help="code objects or directories")
+    s.add_argument("--json", action="store_true", help="machine-readable output")
+    s.set_defaults(fn=_cmd_inspect)
+    s = sub.add_parser("check", help="static checks (and, with a GPU, the numeric sweep) of code objects")
+    s.add_argument("paths", nargs="*", help="code objects or directories (default: kernels/co)")
+    s.add_argument("--static-only", action="store_true", help="skip the numeric sweep even if a GPU is present")
+    s.add_argument("--cases", type=int, default=200, help="random cases in the numeric sweep")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(fn=_cmd_check)
+    s = sub.add_parser("bench", help="time mha_fwd against the peers present on this GPU")
+    s.add_argument("--shapes", default="default", help="'default', 'quick', or a JSON list of [b,hq,hk,sq,sk,d,causal]")
+    s.add_argument("--dtype", default="bf16", choices=["bf16", "fp16"])
+    s.add_argument("--out", default="bench-out", help="directory for the JSON and PNG")
+    s.add_argument("--peers", default="flash,cudnn,efficient,flash_attn", help="peers to time where present")
+    s.set_defaults(fn=_cmd_bench)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.fn(args)
+    except (ValueError, RuntimeError, OSError) as e:
+        print(f"pyhipattn {args.cmd}: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,184 @@
+"""Argument checks for mha_fwd / mha_varlen_fwd, turning tensor views into a Problem.
+
+Every check raises an exception that names the argument, what was wrong and what is
+accepted.  Nothing here touches device memory or a driver: views carry shapes, strides,
+dtypes and devices only.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .families.base import Problem
+
+DTYPES = ("bf16", "fp16")
+MAX_HEAD_DIM = 256
+
+
+def _check_dtype(name: str, view, dtype: str) -> None:
+    if view.dtype not in DTYPES:
+        raise TypeError(f"{name} has dtype {view.dtype}; accepted: bf16, fp16")
+    if view.dtype != dtype:
+        raise TypeError(f"{name} has dtype {view.dtype} but q has {dtype}; q, k and v must share one dtype")
+
+
+def _check_rank(name: str, view, rank: int, layout: str) -> None:
+    if len(view.shape) != rank:
+        raise ValueError(f"{name} has shape {tuple(view.shape)}; expected {rank} dims {layout}")
+
+
+def _check_last_contiguous(name: str, view) -> None:
+    if view.shape[-1] > 1 and view.strides[-1] != 1:
+        raise ValueError(f"{name} has stride {view.strides[-1]} in its last dim; the head dim must be contiguous (stride 1)")
+
+
+def check_devices(views: dict, device_types: tuple[int, ...]) -> int:
+    """All views on one GPU of the platform; returns its device id."""
+    first_name, first = next(iter(views.items()))
+    for name, v in views.items():
+        if v.device_type not in device_types:
+            kind = "the CPU" if v.device_type in (1, 3) else f"device type {v.device_type}"
+            raise ValueError(f"{name} is on {kind}; pyhipattn needs GPU arrays (DLPack device type {' or '.join(map(str, device_types))})")
+        if v.device_id != first.device_id:
+            raise ValueError(f"{name} is on GPU {v.device_id} but {first_name} is on GPU {first.device_id}; all arrays must be on one GPU")
+    return first.device_id
+
+
+def normalize_scale(softmax_scale, head_dim: int) -> float:
+    if softmax_scale is None:
+        return 1.0 / math.sqrt(head_dim)
+    try:
+        s = float(softmax_scale)
+    except (TypeError, ValueError):
+        raise TypeError(f"softmax_scale is {softmax_scale!r}; accepted: None or a finite float >= 0") from None
+    if not math.isfinite(s) or s < 0:
+        raise ValueError(f"softmax_scale is {s}; accepted: None (1/sqrt(head_dim)) or a finite float >= 0")
+    return s
+
+
+def normalize_window(window_size, causal: bool) -> tuple[int, int]:
+    try:
+        left, right = (int(x) for x in window_size)
+    except (TypeError, ValueError):
+        raise TypeError(f"window_size is {window_size!r}; accepted: a pair (left, right) of ints, -1 = unbounded") from None
+    if left < -1 or right < -1:
+        raise ValueError(f"window_size is {(left, right)}; each side must be >= -1 (-1 = unbounded)")
+    if causal:
+        right = 0 if right < 0 else min(right, 0)
+    return left, right
+
+
+def normalize_softcap(softcap) -> float:
+    c = float(softcap)
+    if not math.isfinite(c) or c < 0:
+        raise ValueError(f"softcap is {softcap}; accepted: 0 (off) or a finite float > 0")
+    return c
+
+
+def normalize_splits(num_splits) -> int:
+    if not isinstance(num_splits, int) or isinstance(num_splits, bool):
+        raise TypeError(f"num_splits is {num_splits!r}; accepted: an int (0 heuristic, 1 never split, >= 2 force)")
+    if num_splits < 0:
+        raise ValueError(f"num_splits is {num_splits}; accepted: 0 (heuristic), 1 (never split), >= 2 (force)")
+    return num_splits
+
+
+def _check_head_dims(d: int, dv: int) -> None:
+    for name, x in (("q/k head dim", d), ("v head dim", dv)):
+        if not 1 <= x <= MAX_HEAD_DIM:
+            raise ValueError(f"{name} is {x}; accepted: 1..{MAX_HEAD_DIM}")
+
+
+def batch_problem(q, k, v, *, softmax_scale, causal, window_size, softcap, return_lse, num_splits) -> Problem:
+    """Check BSHD views q ``(b, sq, hq, d)``, k ``(b, sk, hk, d)``, v ``(b, sk, hk, dv)``."""
+    for name, view in (("q", q), ("k", k), ("v", v)):
+        _check_rank(name, view, 4, "(batch, seqlen, heads, head_dim)")
+    _check_common(q, k, v, batch_axes=1)
+    b, sq, hq, d = q.shape
+    sk, hk, dv = k.shape[1], k.shape[2], v.shape[3]
+    return Problem(
+        batch=b, seqlen_q=sq, seqlen_k=sk, heads_q=hq, heads_k=hk, head_dim=d, head_dim_v=dv,
+        dtype=q.dtype, softmax_scale=normalize_scale(softmax_scale, d), causal=bool(causal),
+        window=normalize_window(window_size, causal), softcap=normalize_softcap(softcap),
+        return_lse=bool(return_lse), num_splits=normalize_splits(num_splits),
+        q_strides=tuple(q.strides[:3]), k_strides=tuple(k.strides[:3]), v_strides=tuple(v.strides[:3]),
+        o_strides=(sq * hq * dv, hq * dv, dv),
+    )
+
+
+def varlen_problem(q, k, v, cu_q, cu_k, max_seqlen_q: int, max_seqlen_k: int, *, softmax_scale, causal,
+                   window_size, softcap, return_lse, num_splits) -> Problem:
+    """Check packed views q ``(total_q, hq, d)``, k ``(total_k, hk, d)``, v ``(total_k, hk, dv)``
+    and cu_seqlens views ``(batch + 1,)`` int32."""
+    for name, view in (("q", q), ("k", k), ("v", v)):
+        _check_rank(name, view, 3, "(total_tokens, heads, head_dim)")
+    for name, view in (("cu_seqlens_q", cu_q), ("cu_seqlens_k", cu_k)):
+        _check_rank(name, view, 1, "(batch + 1,)")
+        if view.dtype != "int32":
+            raise TypeError(f"{name} has dtype {view.dtype}; accepted: int32")
+        if view.shape[0] > 1 and view.strides[0] != 1:
+            raise ValueError(f"{name} must be contiguous")
+    if cu_q.shape[0] != cu_k.shape[0] or cu_q.shape[0] < 1:
+        raise ValueError(f"cu_seqlens_q has {cu_q.shape[0]} entries and cu_seqlens_k {cu_k.shape[0]}; both need batch + 1 >= 1")
+    for name, x in (("max_seqlen_q", max_seqlen_q), ("max_seqlen_k", max_seqlen_k)):
+        if not isinstance(x, int) or x < 0:
+            raise ValueError(f"{name} is {x!r}; accepted: an int >= 0 (the longest sequence)")
+    _check_common(q, k, v, batch_axes=0)
+    tq, hq, d = q.shape
+    tk, hk, dv = k.shape[0], k.shape[1], v.shape[2]
+    return Problem(
+        batch=cu_q.shape[0] - 1, seqlen_q=max_seqlen_q, seqlen_k=max_seqlen_k, heads_q=hq, heads_k=hk,
+        head_dim=d, head_dim_v=dv, dtype=q.dtype, softmax_scale=normalize_scale(softmax_scale, d),
+        causal=bool(causal), window=normalize_window(window_size, causal), softcap=normalize_softcap(softcap),
+        return_lse=bool(return_lse), num_splits=normalize_splits(num_splits), varlen=True, total_q=tq, total_k=tk,
+        q_strides=(0,) + tuple(q.strides[:2]), k_strides=(0,) + tuple(k.strides[:2]),
+        v_strides=(0,) + tuple(v.strides[:2]), o_strides=(0, hq * dv, dv),
+    )
+
+
+def _check_common(q, k, v, batch_axes: int) -> None:
+    """Shared checks of the batch and varlen forms (batch_axes = 1 for BSHD, 0 for packed)."""
+    dtype = q.dtype
+    for name, view in (("q", q), ("k", k), ("v", v)):
+        _check_dtype(name, view, dtype)
+        _check_last_contiguous(name, view)
+    if batch_axes and not (q.shape[0] == k.shape[0] == v.shape[0]):
+        raise ValueError(f"batch sizes differ: q {q.shape[0]}, k {k.shape[0]}, v {v.shape[0]}")
+    seq, heads = batch_axes, batch_axes + 1
+    if k.shape[seq] != v.shape[seq]:
+        raise ValueError(f"k has {k.shape[seq]} tokens and v {v.shape[seq]}; they must match")
+    hq, hk, hv = q.shape[heads], k.shape[heads], v.shape[heads]
+    if hk != hv:
+        raise ValueError(f"k has {hk} heads and v {hv}; they must match")
+    if hk == 0 or hq % hk:
+        raise ValueError(f"k has {hk} heads, which does not divide q's {hq} heads (GQA needs hq % hk == 0)")
+    d, dk = q.shape[-1], k.shape[-1]
+    if d != dk:
+        raise ValueError(f"q has head dim {d} and k {dk}; they must match")
+    _check_head_dims(d, v.shape[-1])
+
+
+def check_out(out, shape: tuple[int, ...], dtype: str, device_id: int, device_types: tuple[int, ...], name: str = "out") -> None:
+    """``out=`` must have exactly the output's shape and dtype, be compact-in-head-dim and on
+    the inputs' GPU."""
+    if tuple(out.shape) != tuple(shape):
+        raise ValueError(f"{name} has shape {tuple(out.shape)}; expected {tuple(shape)}")
+    if out.dtype != dtype:
+        raise TypeError(f"{name} has dtype {out.dtype}; expected {dtype}")
+    check_devices({"q": _DeviceOnly(device_types[0], device_id), name: out}, device_types)
+    expected = _compact(shape)
+    if tuple(out.strides) != expected and math.prod(shape) > 0:
+        raise ValueError(f"{name} has strides {tuple(out.strides)}; expected a contiguous array (strides {expected})")
+
+
+class _DeviceOnly:
+    def __init__(self, device_type: int, device_id: int) -> None:
+        self.device_type, self.device_id = device_type, device_id
+
+
+def _compact(shape) -> tuple[int, ...]:
+    strides, acc = [], 1
+    for n in reversed(shape):
+        strides.append(acc)
+        acc *= max(n, 1)
+    return tuple(reversed(strides))
