@@ -21,10 +21,9 @@ def _cmd_info(args: argparse.Namespace) -> int:
 
 
 def _cmd_inspect(args: argparse.Namespace) -> int:
-    from .inspect import inspect_paths
+    from .inspect import main_inspect
 
-    print(inspect_paths(args.paths, json=args.json))
-    return 0
+    return main_inspect(args.paths + (["--json"] if args.json else []))
 
 
 def _cmd_check(args: argparse.Namespace) -> int:

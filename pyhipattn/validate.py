@@ -171,6 +171,17 @@ def check_out(out, shape: tuple[int, ...], dtype: str, device_id: int, device_ty
         raise ValueError(f"{name} has strides {tuple(out.strides)}; expected a contiguous array (strides {expected})")
 
 
+class ShapeView:
+    """Shape, dtype and compact strides of an array that does not exist (planning without a GPU)."""
+
+    device_type, device_id, ptr = 0, 0, 0
+
+    def __init__(self, shape, dtype: str) -> None:
+        self.shape = tuple(int(x) for x in shape)
+        self.dtype = dtype
+        self.strides = _compact(self.shape)
+
+
 class _DeviceOnly:
     def __init__(self, device_type: int, device_id: int) -> None:
         self.device_type, self.device_id = device_type, device_id

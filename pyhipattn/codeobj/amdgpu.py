@@ -1,4 +1,11 @@
-"""AMD hsaco (EM_AMDGPU ELF) -> :class:`CodeObject`, from the NT_AMDGPU_METADATA msgpack note."""
+"""AMD hsaco (EM_AMDGPU ELF) -> :class:`CodeObject`, from the NT_AMDGPU_METADATA msgpack note.
+
+Register counts are the metadata's: on gfx90a and newer CDNA ``.vgpr_count`` is the unified
+total, alignTo(arch VGPRs, 4) + AGPRs when a kernel uses AGPRs (clang's remarks print the
+arch VGPRs alone).  The
+arch comes from ``amdhsa.target`` or, when a code object omits it (AITER's do), from
+EF_AMDGPU_MACH in ``e_flags``.
+"""
 
 from __future__ import annotations
 
@@ -113,12 +120,16 @@ def _kernel(elf: ElfFile, km: object, arch: str) -> KernelInfo:
         args=args,
         shared_bytes=int(km.get(".group_segment_fixed_size", 0)),
         scratch_bytes=int(km.get(".private_segment_fixed_size", 0)),
-        vgpr_count=km.get(".vgpr_count"),
-        sgpr_count=km.get(".sgpr_count"),
-        agpr_count=km.get(".agpr_count"),
-        vgpr_spill_count=km.get(".vgpr_spill_count"),
-        sgpr_spill_count=km.get(".sgpr_spill_count"),
+        vgpr_count=_opt_int(km.get(".vgpr_count")),
+        sgpr_count=_opt_int(km.get(".sgpr_count")),
+        agpr_count=_opt_int(km.get(".agpr_count")),
+        vgpr_spill_count=_opt_int(km.get(".vgpr_spill_count")),
+        sgpr_spill_count=_opt_int(km.get(".sgpr_spill_count")),
         wavefront_size=int(km.get(".wavefront_size", 64)),
-        max_workgroup_size=km.get(".max_flat_workgroup_size"),
+        max_workgroup_size=_opt_int(km.get(".max_flat_workgroup_size")),
         reqd_workgroup_size=tuple(int(x) for x in reqd) if isinstance(reqd, list) and len(reqd) == 3 else None,
     )
+
+
+def _opt_int(v: object) -> int | None:
+    return None if v is None else int(v)  # type: ignore[arg-type]

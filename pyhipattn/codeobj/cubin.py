@@ -11,6 +11,13 @@ Two ``e_flags`` layouts exist (checked against ptxas 12.8 and nvcc 13.0 output):
 
 ``.nv.info`` records: u8 format, u8 attribute, then a u16 value (formats 1-3, 4 bytes in
 all) or a u16 size and that many payload bytes (format 4).
+
+Static shared memory is the size of ``.nv.shared.<kernel>``.  Cubins that carry a
+``.nv.shared.reserved.<n>`` section (sm_90 and newer, ptxas 12.8 and 13.0) place the
+driver's reserved 1 KiB (``cudaDevAttrReservedSharedMemoryPerBlock``) at the start of every
+kernel's window, so that section is 1 KiB larger than the kernel's own shared data:
+``cuobjdump -res-usage`` prints the section size, ptxas ``-v`` the kernel's own bytes.
+``shared_bytes`` is the latter, which is what counts against ``sharedMemPerBlockOptin``.
 """
 
 from __future__ import annotations
@@ -32,6 +39,13 @@ EICOMPAT_ATTR_ACCELERATORS = 0x09
 
 EF_CUDA_ACCELERATORS_V1 = 0x800
 EF_CUDA_ACCELERATORS = 0x8
+
+#: Cubins do not record the parameter block's alignment; the driver copies the block, so the
+#: host buffer needs none.  Reported as 8 (a pointer's).
+CUBIN_PARAM_ALIGN = 8
+
+#: Bytes of the system-reserved shared window included in ``.nv.shared.<kernel>`` sections.
+NV_RESERVED_SHARED = 1024
 
 
 def cubin_arch(elf: ElfFile) -> str:
@@ -82,6 +96,7 @@ def parse_cubin(elf: ElfFile) -> CodeObject:
                 sym_index, v = struct.unpack_from("<II", value)
                 if sym_index < len(symbols):
                     per_symbol.setdefault(symbols[sym_index].name, {})[attr] = v
+    reserved = NV_RESERVED_SHARED if any(s.name.startswith(".nv.shared.reserved.") for s in elf.sections) else 0
     kernels: dict[str, KernelInfo] = {}
     for sym in symbols:
         if sym.type != STT_FUNC or not 0 < sym.shndx < len(elf.sections):
@@ -91,11 +106,11 @@ def parse_cubin(elf: ElfFile) -> CodeObject:
         info = elf.section(f".nv.info.{sym.name}")
         if info is None:   # device functions have no per-kernel info section
             continue
-        kernels[sym.name] = _kernel(elf, sym.name, arch, elf.section_data(info), per_symbol.get(sym.name, {}))
+        kernels[sym.name] = _kernel(elf, sym.name, arch, elf.section_data(info), per_symbol.get(sym.name, {}), reserved)
     return CodeObject("nvidia", arch, bytes(elf.data), kernels, elf.source, None)
 
 
-def _kernel(elf: ElfFile, name: str, arch: str, raw: bytes, glob: dict[int, int]) -> KernelInfo:
+def _kernel(elf: ElfFile, name: str, arch: str, raw: bytes, glob: dict[int, int], reserved: int) -> KernelInfo:
     args: list[KernelArg] = []
     param_size = None
     max_threads = reqntid = None
@@ -118,23 +133,12 @@ def _kernel(elf: ElfFile, name: str, arch: str, raw: bytes, glob: dict[int, int]
         symbol=name,
         arch=arch,
         kernarg_size=param_size if param_size is not None else max((a.offset + a.size for a in args), default=0),
-        kernarg_align=_param_align(args),
+        kernarg_align=CUBIN_PARAM_ALIGN,
         args=tuple(args),
-        shared_bytes=shared.size if shared is not None else 0,
+        shared_bytes=max(shared.size - reserved, 0) if shared is not None else 0,
         scratch_bytes=glob.get(EIATTR_FRAME_SIZE, 0),
         registers=glob.get(EIATTR_REGCOUNT),
         wavefront_size=32,
         max_workgroup_size=dims[0] * dims[1] * dims[2] if dims else None,
         reqd_workgroup_size=tuple(reqntid) if reqntid else None,
     )
-
-
-def _param_align(args: list[KernelArg]) -> int:
-    """Cubins do not record parameter alignment: infer it as the largest power of two (4..16)
-    dividing every parameter offset whose size is at least that power."""
-    align = 4
-    for p in (8, 16):
-        if all(a.offset % p == 0 for a in args if a.size >= p and a.size % p == 0):
-            if any(a.size >= p and a.size % p == 0 for a in args):
-                align = p
-    return align

@@ -1,0 +1,163 @@
+"""Public attention calls: mha_fwd, mha_varlen_fwd, plan_mha_fwd.
+
+The whole data path in one screen:
+
+    views   = dlpack.view(q, k, v)              zero-copy facts: ptr, shape, strides, dtype, device
+    problem = validate.batch_problem(views)     checks, normalised arguments -> hashable Problem
+    plans   = dispatch.decide(problem, arch)    family gate + split count -> LaunchPlans (cached)
+    out     = outputs.empty_like(q, ...)        in the caller's framework (or ``out=``)
+    runtime.launch(plan.bind(pointers), stream) one driver call per kernel, on the caller's stream
+
+Arguments use FlashAttention's names and BSHD layout.  Work is queued on ``stream``, or on the
+current stream of the framework the inputs come from (torch / cupy), or the platform's legacy
+default stream; nothing here synchronises the host or allocates outside the stream order.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from . import dispatch, outputs, validate
+from .arch import arch_info, canonical_arch
+from .dlpack import view
+from .families.base import Problem
+from .plan import LaunchPlan
+
+
+def mha_fwd(q, k, v, *, softmax_scale: float | None = None, causal: bool = False,
+            window_size: tuple[int, int] = (-1, -1), softcap: float = 0.0, return_lse: bool = False,
+            num_splits: int = 0, out=None, stream=None):
+    """Attention forward, FlashAttention's semantics.
+
+    q: ``(batch, seqlen_q, heads_q, head_dim)``; k: ``(batch, seqlen_k, heads_k, head_dim)``;
+    v: ``(batch, seqlen_k, heads_k, head_dim_v)``; bf16 or fp16, on one GPU, any strides with a
+    contiguous last dim; ``heads_q % heads_k == 0`` (MQA / GQA); head dims 1..256.
+    causal: mask aligned bottom-right (FlashAttention >= 2.1); window_size ``(left, right)``
+    sliding window, -1 = unbounded; softcap: ``softcap * tanh(scores / softcap)`` when > 0.
+    num_splits: 0 heuristic, 1 never split the KV range, >= 2 force that many splits.
+    Rows that see no key (e.g. causal with seqlen_q > seqlen_k) give output 0 and LSE -inf.
+
+    Returns out ``(batch, seqlen_q, heads_q, head_dim_v)`` in q's dtype and framework (zero
+    copy), or ``(out, lse)`` with lse float32 ``(batch, heads_q, seqlen_q)`` if ``return_lse``.
+    ``out=`` writes into a given contiguous array instead.
+    """
+    backend = _backend()
+    views = {"q": view(q, argname="q"), "k": view(k, argname="k"), "v": view(v, argname="v")}
+    device = validate.check_devices(views, (backend.dlpack_device_type,))
+    problem = validate.batch_problem(
+        views["q"], views["k"], views["v"], softmax_scale=softmax_scale, causal=causal,
+        window_size=window_size, softcap=softcap, return_lse=return_lse, num_splits=num_splits)
+    p = problem
+    shapes = ((p.batch, p.seqlen_q, p.heads_q, p.head_dim_v), (p.batch, p.heads_q, p.seqlen_q))
+    return _execute(backend, problem, views, device, q, out, shapes, stream)
+
+
+def mha_varlen_fwd(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q: int, max_seqlen_k: int, *,
+                   softmax_scale: float | None = None, causal: bool = False,
+                   window_size: tuple[int, int] = (-1, -1), softcap: float = 0.0,
+                   return_lse: bool = False, num_splits: int = 0, out=None, stream=None):
+    """Attention forward over packed variable-length sequences.
+
+    q: ``(total_q, heads_q, head_dim)``, k: ``(total_k, heads_k, head_dim)``, v: ``(total_k,
+    heads_k, head_dim_v)``; cu_seqlens_q / cu_seqlens_k: int32 ``(batch + 1,)`` prefix sums on
+    the same GPU (sequence i is rows ``cu[i]:cu[i+1]``; zero-length sequences allowed);
+    max_seqlen_q / max_seqlen_k: the longest lengths (ints, so no device read is needed).
+    The cu_seqlens must be sorted and end at total_q / total_k; they live on the GPU and are not
+    read by the host, so the caller guarantees this (``validate_cu_seqlens`` checks a host copy).
+    Other arguments as ``mha_fwd``.  Returns out ``(total_q, heads_q, head_dim_v)`` [, lse
+    float32 ``(heads_q, total_q)``].
+    """
+    backend = _backend()
+    views = {"q": view(q, argname="q"), "k": view(k, argname="k"), "v": view(v, argname="v"),
+             "cu_seqlens_q": view(cu_seqlens_q, argname="cu_seqlens_q"),
+             "cu_seqlens_k": view(cu_seqlens_k, argname="cu_seqlens_k")}
+    device = validate.check_devices(views, (backend.dlpack_device_type,))
+    problem = validate.varlen_problem(
+        views["q"], views["k"], views["v"], views["cu_seqlens_q"], views["cu_seqlens_k"], max_seqlen_q,
+        max_seqlen_k, softmax_scale=softmax_scale, causal=causal, window_size=window_size, softcap=softcap,
+        return_lse=return_lse, num_splits=num_splits)
+    p = problem
+    shapes = ((p.total_q, p.heads_q, p.head_dim_v), (p.heads_q, p.total_q))
+    return _execute(backend, problem, views, device, q, out, shapes, stream)
+
+
+def plan_mha_fwd(q_shape, k_shape, v_shape, *, dtype: str = "bf16", arch: str, compute_units: int | None = None,
+                 softmax_scale: float | None = None, causal: bool = False, window_size=(-1, -1),
+                 softcap: float = 0.0, return_lse: bool = False, num_splits: int = 0,
+                 cu_seqlens_len: int | None = None, max_seqlen_q: int | None = None,
+                 max_seqlen_k: int | None = None, explain: bool = False):
+    """Plan ``mha_fwd`` (or, with ``cu_seqlens_len``, ``mha_varlen_fwd``) without a GPU.
+
+    Shapes as the calls take them (BSHD, or packed ``(total, heads, dim)`` for varlen; compact
+    strides assumed); ``arch`` e.g. "gfx942", "gfx1100", "sm_90a"; ``compute_units`` defaults to
+    the arch's reference part.  Returns the LaunchPlans (pointers unbound), or the dispatch
+    Decision (family, split count, refusals) with ``explain=True``.
+    """
+    kw = dict(softmax_scale=softmax_scale, causal=causal, window_size=window_size, softcap=softcap,
+              return_lse=return_lse, num_splits=num_splits)
+    q, k, v = (validate.ShapeView(s, dtype) for s in (q_shape, k_shape, v_shape))
+    if cu_seqlens_len is None:
+        problem = validate.batch_problem(q, k, v, **kw)
+    else:
+        cu = validate.ShapeView((cu_seqlens_len,), "int32")
+        problem = validate.varlen_problem(q, k, v, cu, cu, int(max_seqlen_q or 0), int(max_seqlen_k or 0), **kw)
+    arch = canonical_arch(arch)
+    decision = _decide(problem, arch, compute_units or arch_info(arch).default_cus)
+    return decision if explain else list(decision.plans)
+
+
+# -- the per-call path -----------------------------------------------------------------------
+
+_BACKEND = None
+
+
+def _backend():
+    global _BACKEND
+    if _BACKEND is None:
+        from .runtime import get_backend
+
+        _BACKEND = get_backend()
+    return _BACKEND
+
+
+@lru_cache(maxsize=4096)
+def _decide(problem: Problem, arch: str, compute_units: int) -> dispatch.Decision:
+    return dispatch.decide(problem, arch, compute_units)
+
+
+@lru_cache(maxsize=None)
+def _device_facts(backend, device: int) -> tuple[str, int]:
+    info = backend.device_info(device)
+    return info.arch, info.compute_units
+
+
+def _execute(backend, problem: Problem, views: dict, device: int, like, out, shapes, stream):
+    from .runtime import launch, memory, streams
+
+    arch, cus = _device_facts(backend, device)
+    decision = _decide(problem, arch, cus)
+    handle = streams.resolve(stream, like=like, device=device)
+    out_shape, lse_shape = shapes
+    dtype = views["q"].dtype
+    if out is None:
+        out_obj, out_ptr = outputs.empty_like(like, out_shape, dtype, device, handle)
+    else:
+        ov = view(out, argname="out")
+        validate.check_out(ov, out_shape, dtype, device, (backend.dlpack_device_type,))
+        out_obj, out_ptr = out, ov.ptr
+    lse_obj, lse_ptr = (outputs.empty_like(like, lse_shape, "fp32", device, handle)
+                        if problem.return_lse else (None, 0))
+    ptrs = {name: v.ptr for name, v in views.items()}
+    ptrs["out"], ptrs["lse"] = out_ptr, lse_ptr
+    ws = max((p.workspace_bytes for p in decision.plans), default=0)
+    ptrs["workspace"] = memory.workspace(device, handle).ensure(ws) if ws else 0
+    for plan in decision.plans:
+        if 0 not in plan.grid:    # empty problems (batch 0, seqlen_q 0) launch nothing
+            launch.launch(plan.bind(ptrs), handle, device)
+    out_obj = outputs.finish(out_obj, handle)
+    if problem.return_lse:
+        return out_obj, outputs.finish(lse_obj, handle)
+    return out_obj
+
+
+__all__ = ["mha_fwd", "mha_varlen_fwd", "plan_mha_fwd", "LaunchPlan"]
