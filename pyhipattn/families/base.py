@@ -70,8 +70,9 @@ class Family(Protocol):
     NAME: str
     PRIORITY: int   # higher wins among families whose gate accepts
 
-    def gate(self, problem: Problem, arch: str) -> str | None:
-        """None when this family can run ``problem`` on ``arch``, else the reason it cannot."""
+    def gate(self, problem: Problem, arch: str, compute_units: int | None = None) -> str | None:
+        """None when this family can run ``problem`` on ``arch`` (a device with
+        ``compute_units`` CUs/SMs, or the arch's reference part when None), else the reason."""
         ...
 
     def plan(self, problem: Problem, arch: str, compute_units: int, num_splits: int) -> list[LaunchPlan]:
