@@ -3,13 +3,13 @@
 // A kernel family declares its kernarg struct in kernels/src/<family>/<family>_args.h.  The
 // kernel source (HIP C++ or CUDA C++) includes that header and takes the struct by value:
 //
-//     #include "add_args.h"
-//     extern "C" __global__ void add(add_args a) { ... }
+//     #include "portable_args.h"
+//     extern "C" __global__ void portable_fwd(portable_fwd_args a) { ... }
 //
 // and pyhipattn.kernargs reads the same text with cffi (ABI mode, no compiler needed):
 //
 //     layout = layout_from_header("kernels/src/common/pyhipattn_kernargs.h", "add_args")
-//     check_layout(layout, code_object["add"])       # offsets and sizes vs the metadata
+//     check_layout(layout, code_object["add_kernel"])  # offsets and sizes vs the metadata
 //     kernargs = layout.packer().pack(x=..., y=..., out=..., n=4096, alpha=2.0)
 //
 // Convention (cffi's cdef parses the marked text, so it must be plain C declarations):
@@ -31,10 +31,11 @@
 
 // pyhipattn:begin
 
-// Threads per block the runtime's smoke-test kernel `add` is written for.
+// Threads per block for the smoke-test kernels (Python: read_header(path).constants["ADD_BLOCK"]).
 #define ADD_BLOCK 256
 
-// out[i] = x[i] + alpha * y[i] for i < n (float32); the runtime's smoke-test kernel.
+// out[i] = x[i] + alpha * y[i] for i < n (float32): the parameters of the runtime's smoke-test
+// kernels in add.cu (taken there as separate params, which have exactly this layout).
 struct add_args {
     const void* x;
     const void* y;
