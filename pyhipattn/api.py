@@ -106,6 +106,14 @@ def plan_mha_fwd(q_shape, k_shape, v_shape, *, dtype: str = "bf16", arch: str, c
     return decision if explain else list(decision.plans)
 
 
+def _launch_all(plans, ptrs: dict, stream: int, device: int) -> None:
+    from .runtime.launch import launch
+
+    for plan in plans:
+        if 0 not in plan.grid:    # empty problems (batch 0, seqlen_q 0) launch nothing
+            launch(plan.bind(ptrs), stream, device)
+
+
 # -- the per-call path -----------------------------------------------------------------------
 
 _BACKEND = None
@@ -132,7 +140,7 @@ def _device_facts(backend, device: int) -> tuple[str, int]:
 
 
 def _execute(backend, problem: Problem, views: dict, device: int, like, out, shapes, stream):
-    from .runtime import launch, memory, streams
+    from .runtime import memory, streams
 
     arch, cus = _device_facts(backend, device)
     decision = _decide(problem, arch, cus)
@@ -149,11 +157,15 @@ def _execute(backend, problem: Problem, views: dict, device: int, like, out, sha
                         if problem.return_lse else (None, 0))
     ptrs = {name: v.ptr for name, v in views.items()}
     ptrs["out"], ptrs["lse"] = out_ptr, lse_ptr
-    ws = max((p.workspace_bytes for p in decision.plans), default=0)
-    ptrs["workspace"] = memory.workspace(device, handle).ensure(ws) if ws else 0
-    for plan in decision.plans:
-        if 0 not in plan.grid:    # empty problems (batch 0, seqlen_q 0) launch nothing
-            launch.launch(plan.bind(ptrs), handle, device)
+    ws_bytes = max((p.workspace_bytes for p in decision.plans), default=0)
+    if ws_bytes:
+        ws = memory.workspace(device, handle)
+        with ws.lock:   # the producers and the combine must see the same buffer
+            ptrs["workspace"] = ws.ensure(ws_bytes)
+            _launch_all(decision.plans, ptrs, handle, device)
+    else:
+        ptrs["workspace"] = 0
+        _launch_all(decision.plans, ptrs, handle, device)
     out_obj = outputs.finish(out_obj, handle)
     if problem.return_lse:
         return out_obj, outputs.finish(lse_obj, handle)
