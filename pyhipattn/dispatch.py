@@ -19,7 +19,7 @@ from .families.base import Problem
 from .plan import LaunchPlan
 
 #: Family modules under pyhipattn.families, in no particular order (PRIORITY decides).
-FAMILY_MODULES: tuple[str, ...] = ("asm_v3", "portable")
+FAMILY_MODULES: tuple[str, ...] = ("asm_v3", "native_splitk", "wmma", "portable")
 
 #: Split counts the planner may choose, as DESIGN.md §8 (AITER's native split-K) and FA2.
 MAX_SPLITS = 128
