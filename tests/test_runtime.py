@@ -577,7 +577,9 @@ def test_free_after_driver_teardown_is_swallowed_other_errors_are_not():
         memory.DeviceBuffer(8, 0, 1, backend).free()
 
 
-def test_device_buffer_alive_at_exit_is_freed_once_without_error():
+def test_device_buffer_alive_at_exit_is_left_to_the_process_exit():
+    # a free queued at exit may name a stream the framework already destroyed (segfault seen on
+    # an H100), so live buffers are not freed at exit; the exit itself is clean
     code = textwrap.dedent("""
         from pyhipattn.runtime.memory import DeviceBuffer
 
@@ -594,7 +596,7 @@ def test_device_buffer_alive_at_exit_is_freed_once_without_error():
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0 and out.stderr == ""
-    assert sorted(out.stdout.split("\n")[:-1]) == ["free 0x1000 7", "free 0x1000 8"]
+    assert out.stdout == ""
 
 
 def test_workspace_grows_geometrically_and_stream_ordered():

@@ -2,11 +2,13 @@
 
 ``DeviceBuffer`` allocates from the device's memory pool ordered on a stream
 (``cuMemAllocFromPoolAsync`` / ``hipMallocFromPoolAsync``) and frees exactly once, ordered on
-the same stream (``cuMemFreeAsync`` / ``hipFreeAsync``): by ``free()``, by garbage
-collection, or at interpreter exit, whichever comes first (``weakref.finalize``).  The
+the same stream (``cuMemFreeAsync`` / ``hipFreeAsync``): by ``free()``, or by garbage
+collection, whichever comes first (``weakref.finalize``).  The
 finalizer holds only its arguments (the backend's bound ``free_async`` and plain ints) and
 uses no module globals, so it still works while the interpreter tears modules down; it
-swallows only the driver's "deinitialized" status.  The stream must outlive the buffer.
+swallows only the driver's "deinitialized" status.  The stream must outlive the buffer (seen on
+an H100: a free queued on a destroyed stream segfaults inside the driver), so buffers that
+may outlive a caller's stream are allocated on the default stream; nothing is freed at exit.
 
 ``Workspace`` is the scratch one (device, stream) pair reuses across launches (split-K
 partials): it only grows, geometrically, by freeing the old buffer and allocating the new one
@@ -67,6 +69,10 @@ class DeviceBuffer:
         self.stream = stream
         self._finalizer = weakref.finalize(self, _release, b.free_async, b.deinitialized_status,
                                            self.ptr, stream, device)
+        # Not at interpreter exit: the stream may be gone by then (a framework's side stream),
+        # and a free queued on a destroyed stream crashes the driver; the process's exit returns
+        # the memory anyway.
+        self._finalizer.atexit = False
 
     @property
     def alive(self) -> bool:
