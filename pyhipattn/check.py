@@ -1,0 +1,132 @@
+"""``pyhipattn check [PATH...]``: static checks of code objects, then (with a GPU) numerics.
+
+Static (no GPU): every kernel a manifest names exists in its object, its kernarg metadata
+equals the struct its family's header declares, it uses no scratch and spills nothing, its
+shared memory / LDS (static + the dynamic amount it is launched with) fits the arch, and
+attention producers contain the arch's matrix instructions (v_mfma, v_wmma, HMMA/HGMMA).
+Objects without a manifest get the resource checks only.
+
+Numeric (NVIDIA GPU present, not ``--static-only``): the randomized ``mha_fwd`` sweep of
+``pyhipattn.sweep`` with the code objects found under PATH in place of the shipped ones.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from . import codeobj
+from .arch import arch_info
+from .codeobj.isa import ToolNotFoundError, mnemonics
+from .codeobj.limits import resource_report
+from .kernargs import check_layout, layout_from_header
+from .manifest import Entry, manifests
+
+
+def _files(paths: list[str]) -> list[Path]:
+    out = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            out += [f for f in sorted(p.rglob("*")) if f.is_file() and f.suffix in (".co", ".hsaco", ".cubin")]
+        elif p.exists():
+            out.append(p)
+        else:
+            raise FileNotFoundError(f"check: {p} does not exist")
+    return out
+
+
+def check_entry(e: Entry, isa_cache: dict) -> list[str]:
+    """Problems of one manifest entry (empty list: it passes)."""
+    cos = codeobj.read(e.file)
+    co = next((c for c in cos if c.arch == e.arch), cos[0])
+    if e.kernel not in co.kernels:
+        return [f"{e.file.name}: kernel {e.kernel} is missing (has {', '.join(sorted(co.kernels))})"]
+    k = co.kernels[e.kernel]
+    problems = resource_report(k, e.arch)
+    limit = arch_info(e.arch).shared_limit
+    if k.shared_bytes + e.dynamic_shared > limit:
+        problems.append(f"{e.kernel}: {k.shared_bytes} static + {e.dynamic_shared} dynamic shared bytes > {limit}")
+    if e.header and e.struct:
+        try:
+            check_layout(layout_from_header(e.header, e.struct), k)
+        except ValueError as err:
+            problems.append(f"{e.kernel}: {err}")
+    if e.needs_matrix_unit:
+        if e.file not in isa_cache:
+            isa_cache[e.file] = mnemonics(e.file, e.arch)
+        ops = isa_cache[e.file].get(e.kernel, {})
+        want = arch_info(e.arch).matrix_isa
+        if not any(op.upper().startswith(w.upper()) for op in ops for w in want):
+            problems.append(f"{e.kernel}: no {' / '.join(want)} instruction in its disassembly")
+    return [f"{e.arch}/{e.file.name}: {p}" for p in problems]
+
+
+def static_check(paths: list[str]) -> tuple[list[dict], list[str]]:
+    """(rows, problems) over the manifests and objects under ``paths``."""
+    rows, problems, isa_cache = [], [], {}
+    roots = [Path(p) for p in paths]
+    entries = [e for r in roots if r.is_dir() for e in manifests(r)]
+    listed = {e.file.resolve() for e in entries}
+    for e in entries:
+        try:
+            found = check_entry(e, isa_cache)
+        except (ValueError, ToolNotFoundError, OSError) as err:
+            found = [f"{e.arch}/{e.file.name}: {err}"]
+        rows.append({"arch": e.arch, "family": e.family, "object": e.file.name, "kernel": e.kernel,
+                     "role": e.role, "ok": not found})
+        problems += found
+    for f in _files(paths):
+        if f.resolve() in listed:
+            continue
+        try:
+            for co in codeobj.read(f):
+                for k in co.kernels.values():
+                    found = [f"{co.arch}/{f.name}: {p}" for p in resource_report(k, co.arch)]
+                    rows.append({"arch": co.arch, "family": "-", "object": f.name, "kernel": k.name,
+                                 "role": "-", "ok": not found})
+                    problems += found
+        except ValueError as err:
+            problems.append(f"{f}: {err}")
+    return rows, problems
+
+
+def run_check(args) -> int:
+    """CLI entry; returns 0 when everything passed."""
+    from .kernels_dir import kernels_dir
+
+    paths = args.paths or [str(kernels_dir())]
+    rows, problems = static_check(paths)
+    numeric = None
+    if not args.static_only:
+        from .sweep import gpu_available, run_sweep
+
+        if gpu_available():
+            numeric = run_sweep(cases=args.cases, kernels_root=_co_root(paths), progress=sys.stderr)
+            problems += [f"numeric: {f}" for f in numeric["failures"]]
+    if args.json:
+        print(json.dumps({"rows": rows, "problems": problems, "numeric": numeric}, indent=1))
+    else:
+        by_arch: dict[str, list[int]] = {}
+        for r in rows:
+            by_arch.setdefault(r["arch"], [0, 0])[0 if r["ok"] else 1] += 1
+        print("arch       kernels  ok  failed")
+        for a, (ok, bad) in sorted(by_arch.items()):
+            print(f"{a:10s} {ok + bad:7d} {ok:3d} {bad:7d}")
+        if numeric:
+            print(f"numeric sweep on {numeric['device']}: {numeric['passed']} passed, {len(numeric['failures'])} failed")
+        elif not args.static_only:
+            print("numeric sweep: skipped (no usable NVIDIA GPU)")
+        for p in problems:
+            print("FAIL", p)
+    return 1 if problems else 0
+
+
+def _co_root(paths: list[str]) -> str | None:
+    """The code-object root (the folder holding <arch>/ folders) for a directory argument."""
+    for p in map(Path, paths):
+        if p.is_dir():
+            from .arch import known_arches
+
+            return str(p.parent if p.name in known_arches() else p)
+    return None

@@ -1,0 +1,69 @@
+"""What the build scripts say each shipped code object is: ``kernels/co/<arch>/*_manifest.json``.
+
+One reader for every family's manifest, so ``check`` and the planners see the same facts:
+for each kernel, its object file, symbol, role, the kernarg header and struct that declare its
+arguments, and the dynamic shared memory it needs at launch.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from .kernels_dir import kernels_dir
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Entry:
+    family: str
+    arch: str
+    file: Path           # the code object
+    kernel: str          # symbol
+    role: str            # fwd | producer | combine | test
+    header: Path | None  # kernarg header (kernels/src/...), None when the metadata names args
+    struct: str | None
+    dynamic_shared: int = 0
+
+    @property
+    def needs_matrix_unit(self) -> bool:
+        """Attention producers must use the arch's matrix instructions; combines and tests not."""
+        return self.role in ("fwd", "producer")
+
+
+def _path(p: str | None) -> Path | None:
+    if not p:
+        return None
+    path = Path(p)
+    return path if path.is_absolute() else ROOT / path
+
+
+def read_manifest(path: Path) -> list[Entry]:
+    """Entries of one manifest file; ValueError naming the file when its shape is unknown."""
+    m = json.loads(Path(path).read_text())
+    folder = Path(path).parent
+    fam, arch = m.get("family", "?"), m.get("arch", folder.name)
+    header = _path(m.get("header") or m.get("kernarg_header"))
+    out = []
+    if "objects" in m and isinstance(m["objects"], list):          # {"objects": [{"file", "kernel", "struct"}]}
+        for o in m["objects"]:
+            out.append(Entry(fam, arch, folder / o["file"], o["kernel"], o.get("role", "fwd"), header,
+                             o.get("struct"), int(o.get("shared", 0))))
+    elif "kernels" in m:                                              # {"kernels": [{"object", "name", "kernarg_struct"}]}
+        for k in m["kernels"]:
+            out.append(Entry(fam, arch, folder / k["object"], k["name"], k.get("role", "fwd"), header,
+                             k.get("kernarg_struct"), int(k.get("dynamic_shared", 0))))
+    else:
+        raise ValueError(f"{path}: not a pyhipattn manifest (expected 'objects' or 'kernels' lists)")
+    return out
+
+
+def manifests(root: Path | None = None) -> list[Entry]:
+    """Every entry of every ``*_manifest.json`` under ``root`` (default: the shipped kernels)."""
+    root = Path(root) if root else kernels_dir()
+    entries: list[Entry] = []
+    for p in sorted(root.rglob("*_manifest.json")):
+        entries.extend(read_manifest(p))
+    return entries
