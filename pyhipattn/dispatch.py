@@ -44,11 +44,13 @@ def families() -> tuple:
     return tuple(sorted(mods, key=lambda m: -m.PRIORITY))
 
 
-def split_heuristic(work_items: int, compute_units: int, kv_blocks: int, max_splits: int = MAX_SPLITS) -> int:
+def split_heuristic(work_items: int, compute_units: int, kv_blocks: int, max_splits: int = MAX_SPLITS,
+                    efficiency: float = 0.85) -> int:
     """FlashAttention-2's rule (DESIGN.md §8): no split when the parallel work items (batch *
     heads * query tiles) fill at least 80% of the compute units; otherwise the smallest split
-    count whose wave efficiency is within 85% of the best, up to ``max_splits``, skipping
-    counts that give the same number of KV blocks per split as the count before.
+    count whose wave efficiency is within ``efficiency`` (FA2: 85%) of the best, up to
+    ``max_splits``, skipping counts that give the same number of KV blocks per split as the
+    count before.
     """
     if work_items <= 0 or kv_blocks <= 1 or work_items >= 0.8 * compute_units:
         return 1
@@ -63,7 +65,7 @@ def split_heuristic(work_items: int, compute_units: int, kv_blocks: int, max_spl
             waves = work_items * s / compute_units
             eff[s] = waves / math.ceil(waves)
     best = max(eff.values())
-    return next(s for s in sorted(eff) if eff[s] >= 0.85 * best)
+    return next(s for s in sorted(eff) if eff[s] >= efficiency * best)
 
 
 def resolve_splits(problem: Problem, family, arch: str, compute_units: int) -> int:
@@ -78,7 +80,8 @@ def resolve_splits(problem: Problem, family, arch: str, compute_units: int) -> i
     work_items, kv_blocks = work
     if n >= 2:
         return max(1, min(n, kv_blocks, family.MAX_SPLITS))
-    return min(split_heuristic(work_items, compute_units, kv_blocks), family.MAX_SPLITS)
+    eff = getattr(family, "SPLIT_EFFICIENCY", 0.85)
+    return split_heuristic(work_items, compute_units, kv_blocks, family.MAX_SPLITS, eff)
 
 
 def decide(problem: Problem, arch: str, compute_units: int | None = None) -> Decision:

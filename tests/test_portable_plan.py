@@ -1,0 +1,146 @@
+"""The portable family plans every supported problem on every shipped arch, without a GPU,
+and its committed code objects agree with their manifests and with portable_args.h."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+
+import pytest
+
+from pyhipattn.arch import SHIPPED_ARCHES
+from pyhipattn.families import portable
+from pyhipattn.families.base import Problem
+
+
+def make_problem(b=2, sq=128, sk=128, hq=8, hk=2, d=128, dv=None, dtype="bf16", causal=False,
+                 window=(-1, -1), softcap=0.0, lse=True, varlen=False) -> Problem:
+    dv = dv or d
+    total_q, total_k = (b * sq, b * sk) if varlen else (0, 0)
+    qs = (0 if varlen else sq * hq * d, hq * d, d)
+    ks = (0 if varlen else sk * hk * d, hk * d, d)
+    vs = (0 if varlen else sk * hk * dv, hk * dv, dv)
+    os_ = (0 if varlen else sq * hq * dv, hq * dv, dv)
+    return Problem(batch=b, seqlen_q=sq, seqlen_k=sk, heads_q=hq, heads_k=hk, head_dim=d, head_dim_v=dv,
+                   dtype=dtype, softmax_scale=d ** -0.5, causal=causal, window=window, softcap=softcap,
+                   return_lse=lse, varlen=varlen, total_q=total_q, total_k=total_k,
+                   q_strides=qs, k_strides=ks, v_strides=vs, o_strides=os_)
+
+
+def unpack(plan, struct_name):
+    return portable.layout(struct_name).packer().unpack(plan.kernargs)
+
+
+SWEEP = list(itertools.product(
+    [(1, 1, 4099, 32, 8, 128, 128), (2, 7, 13, 4, 2, 40, 40), (1, 333, 97, 8, 8, 64, 64),
+     (3, 1024, 1024, 16, 4, 96, 96), (1, 128, 65535, 16, 16, 64, 64), (1, 9, 200, 4, 4, 192, 128),
+     (2, 64, 64, 2, 1, 256, 256)],
+    [dict(), dict(causal=True), dict(window=(16, 0)), dict(softcap=30.0), dict(varlen=True)],
+    ["bf16", "fp16"],
+))
+
+
+@pytest.mark.parametrize("arch", SHIPPED_ARCHES)
+def test_plans_every_shape_and_feature(arch):
+    for (b, sq, sk, hq, hk, d, dv), feat, dt in SWEEP:
+        p = make_problem(b, sq, sk, hq, hk, d, dv, dtype=dt, **feat)
+        assert portable.gate(p, arch) is None, (arch, p)
+        for splits in (1, 4):
+            plans = portable.plan(p, arch, 100, splits)
+            fwd = plans[0]
+            a = unpack(fwd, "portable_fwd_args")
+            assert a["group"] == hq // hk and a["head_dim"] == d and a["head_dim_v"] == dv
+            assert fwd.grid[1] == b * hk and fwd.grid[0] * portable.manifest(arch)["by_name"][
+                portable.variant_name(dt, portable.tile_kind(p), portable.head_dim_class(p), p.varlen)][
+                "block_m"] >= sq * (hq // hk)
+            assert fwd.threads in (64, 128, 256, 512)
+            assert len(fwd.kernargs) == 208
+            slots = dict(fwd.pointer_slots)
+            assert {"q", "k", "v"} <= slots.keys()
+            if a["num_splits"] > 1:
+                assert len(plans) == 2 and "workspace" in slots and "out" not in slots
+                assert fwd.workspace_bytes == a["num_splits"] * hq * (b * sq) * (dv + 1) * 4
+                assert plans[1].workspace_bytes == fwd.workspace_bytes
+                c = unpack(plans[1], "portable_combine_args")
+                assert c["num_splits"] == a["num_splits"] and c["ws_split_rows"] == a["ws_split_rows"]
+            else:
+                assert len(plans) == 1 and "out" in slots and fwd.workspace_bytes == 0
+            if p.varlen:
+                assert {"cu_seqlens_q", "cu_seqlens_k"} <= slots.keys()
+                assert a["stride_lb"] == 0 and a["stride_lh"] == b * sq
+
+
+def test_bound_plan_has_no_zero_pointer_where_slots_were():
+    p = make_problem(causal=True)
+    (fwd,) = portable.plan(p, "gfx942", 304, 1)
+    bound = fwd.bind({n: 0x1000 + 16 * i for i, (n, _) in enumerate(fwd.pointer_slots)})
+    a = unpack(bound, "portable_fwd_args")
+    assert a["q"] == 0x1000 and a["out"] != 0 and a["workspace"] == 0
+
+
+def test_causal_folds_to_window_right_zero_and_decode_mask_is_dropped_when_vacuous():
+    a = unpack(portable.plan(make_problem(sq=128, sk=300, causal=True), "sm_90a", 132, 1)[0], "portable_fwd_args")
+    assert (a["window_left"], a["window_right"]) == (-1, 0)
+    a = unpack(portable.plan(make_problem(sq=1, sk=300, causal=True), "sm_90a", 132, 1)[0], "portable_fwd_args")
+    assert (a["window_left"], a["window_right"]) == (-1, -1)
+
+
+def test_kind_selection():
+    assert portable.tile_kind(make_problem(sq=1, hq=32, hk=8)) == "decode"
+    assert portable.tile_kind(make_problem(sq=512)) == "plain"
+    assert portable.tile_kind(make_problem(sq=512, causal=True)) == "masked"
+    assert portable.tile_kind(make_problem(sq=512, softcap=10.0)) == "masked"
+
+
+@pytest.mark.parametrize("bad, why", [
+    (dict(dtype="fp32"), "dtype"), (dict(d=300), "head_dim"), (dict(d=36), "multiple of 8"),
+    (dict(hq=6, hk=4), "divide"),
+])
+def test_gate_names_the_problem(bad, why):
+    assert why in portable.gate(make_problem(**bad), "sm_90a")
+
+
+def test_gate_refuses_unknown_arch():
+    assert "built for" in portable.gate(make_problem(), "gfx90a")
+
+
+def test_dispatch_splits_with_the_portable_tiles_on_the_h100():
+    from pyhipattn.dispatch import resolve_splits
+
+    long_kv = make_problem(b=1, sq=128, sk=65535, hq=16, hk=16, d=64)
+    assert resolve_splits(long_kv, portable, "sm_90a", 132) == 8      # measured best (notes/portable.md)
+    decode = make_problem(b=1, sq=1, sk=131072, hq=32, hk=8)
+    assert resolve_splits(decode, portable, "sm_90a", 132) == 16
+    busy = make_problem(b=16, sq=1, sk=32768, hq=32, hk=8)
+    assert resolve_splits(busy, portable, "sm_90a", 132) == 1        # 128 programs already fill it
+
+def test_plan_rejects_negative_splits():
+    with pytest.raises(ValueError, match="num_splits"):
+        portable.plan(make_problem(), "sm_80", 108, 0)
+
+
+@pytest.mark.parametrize("arch", SHIPPED_ARCHES)
+def test_code_objects_match_manifest_and_header(arch):
+    m = portable.manifest(arch)
+    assert m is not None, f"run scripts/build_co.sh portable ({arch} manifest missing)"
+    assert len(m["objects"]) <= 40
+    from pyhipattn.codeobj import read as read_codeobj
+    from pyhipattn.kernargs import check_layout
+    for o in m["objects"]:
+        path = portable.co_dir() / arch / o["file"]
+        image = path.read_bytes()
+        assert hashlib.sha256(image).hexdigest() == o["sha256"]
+        assert image[:4] == b"\x7fELF"
+        assert o["global_scratch_size"] == 0 and o["profile_scratch_size"] == 0
+        want = [(f.name, f.offset, f.size) for f in portable.layout(o["struct"]).fields]
+        assert [(x["name"], x["offset"], x["size"]) for x in o["args"]] == want
+        (co,) = read_codeobj(path)
+        assert co.arch == arch
+        check_layout(portable.layout(o["struct"]), co[o["kernel"]])
+
+
+def test_manifest_records_triton_version():
+    for arch in SHIPPED_ARCHES:
+        m = json.loads((portable.co_dir() / arch / "portable_manifest.json").read_text())
+        assert m["triton"] == "3.6.0"
