@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from . import dispatch, outputs, validate
+from . import dispatch, outputs, padding, validate
 from .arch import arch_info, canonical_arch
 from .dlpack import view
 from .families.base import Problem
@@ -41,6 +41,11 @@ def mha_fwd(q, k, v, *, softmax_scale: float | None = None, causal: bool = False
     copy), or ``(out, lse)`` with lse float32 ``(batch, heads_q, seqlen_q)`` if ``return_lse``.
     ``out=`` writes into a given contiguous array instead.
     """
+    fast_key = None
+    if out is None and stream is None and type(q).__module__ == "torch":
+        fast_key, res = _torch_fast(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, num_splits)
+        if res is not None:
+            return res
     backend = _backend()
     views = {"q": view(q, argname="q"), "k": view(k, argname="k"), "v": view(v, argname="v")}
     device = validate.check_devices(views, (backend.dlpack_device_type,))
@@ -48,8 +53,11 @@ def mha_fwd(q, k, v, *, softmax_scale: float | None = None, causal: bool = False
         views["q"], views["k"], views["v"], softmax_scale=softmax_scale, causal=causal,
         window_size=window_size, softcap=softcap, return_lse=return_lse, num_splits=num_splits)
     p = problem
+    if padding.needs_padding(p.head_dim, p.head_dim_v):
+        return _padded_call(mha_fwd, q, k, v, (), out, p, causal=causal, window_size=window_size,
+                            softcap=softcap, return_lse=return_lse, num_splits=num_splits, stream=stream)
     shapes = ((p.batch, p.seqlen_q, p.heads_q, p.head_dim_v), (p.batch, p.heads_q, p.seqlen_q))
-    return _execute(backend, problem, views, device, q, out, shapes, stream)
+    return _execute(backend, problem, views, device, q, out, shapes, stream, fast_key)
 
 
 def mha_varlen_fwd(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q: int, max_seqlen_k: int, *,
@@ -77,6 +85,10 @@ def mha_varlen_fwd(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q: int, max_s
         max_seqlen_k, softmax_scale=softmax_scale, causal=causal, window_size=window_size, softcap=softcap,
         return_lse=return_lse, num_splits=num_splits)
     p = problem
+    if padding.needs_padding(p.head_dim, p.head_dim_v):
+        return _padded_call(mha_varlen_fwd, q, k, v, (cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k),
+                            out, p, causal=causal, window_size=window_size, softcap=softcap,
+                            return_lse=return_lse, num_splits=num_splits, stream=stream)
     shapes = ((p.total_q, p.heads_q, p.head_dim_v), (p.heads_q, p.total_q))
     return _execute(backend, problem, views, device, q, out, shapes, stream)
 
@@ -95,7 +107,12 @@ def plan_mha_fwd(q_shape, k_shape, v_shape, *, dtype: str = "bf16", arch: str, c
     """
     kw = dict(softmax_scale=softmax_scale, causal=causal, window_size=window_size, softcap=softcap,
               return_lse=return_lse, num_splits=num_splits)
-    q, k, v = (validate.ShapeView(s, dtype) for s in (q_shape, k_shape, v_shape))
+    # unusual head dims run zero-padded to multiples of 8 (pyhipattn/padding.py)
+    d, dv = q_shape[-1], v_shape[-1]
+    if softmax_scale is None:
+        kw["softmax_scale"] = validate.normalize_scale(None, d)
+    pad = lambda s, n: tuple(s[:-1]) + (padding.padded(n),)  # noqa: E731
+    q, k, v = (validate.ShapeView(s, dtype) for s in (pad(q_shape, d), pad(k_shape, d), pad(v_shape, dv)))
     if cu_seqlens_len is None:
         problem = validate.batch_problem(q, k, v, **kw)
     else:
@@ -106,17 +123,29 @@ def plan_mha_fwd(q_shape, k_shape, v_shape, *, dtype: str = "bf16", arch: str, c
     return decision if explain else list(decision.plans)
 
 
-def _launch_all(plans, ptrs: dict, stream: int, device: int) -> None:
-    from .runtime.launch import launch
-
-    for plan in plans:
-        if 0 not in plan.grid:    # empty problems (batch 0, seqlen_q 0) launch nothing
-            launch(plan.bind(ptrs), stream, device)
+def _padded_call(fn, q, k, v, extra: tuple, out, problem: Problem, **kw):
+    """Run ``fn`` on head dims zero-padded to multiples of 8 and slice the output back
+    (pyhipattn/padding.py says why this is exact).  ``problem`` is the validated original
+    call: its scale is 1/sqrt of the original head dim unless the caller gave one."""
+    dv = problem.head_dim_v
+    pd, pdv = padding.padded(problem.head_dim), padding.padded(dv)
+    res = fn(padding.pad_last(q, pd), padding.pad_last(k, pd), padding.pad_last(v, pdv), *extra,
+             softmax_scale=problem.softmax_scale, **kw)
+    o, lse = res if problem.return_lse else (res, None)
+    o = padding.slice_last(o, dv)
+    if out is not None:
+        ov, qv = view(out, argname="out"), view(q, argname="q")
+        validate.check_out(ov, tuple(o.shape), qv.dtype, qv.device_id, (qv.device_type,))
+        padding.copy_into(out, o)
+        o = out
+    return (o, lse) if problem.return_lse else o
 
 
 # -- the per-call path -----------------------------------------------------------------------
 
 _BACKEND = None
+_PREPARED: dict = {}            # (problem, device) -> Prepared
+_TORCH_FAST: dict = {}          # torch call signature -> (Prepared, out shape, lse shape, dtype)
 
 
 def _backend():
@@ -139,37 +168,94 @@ def _device_facts(backend, device: int) -> tuple[str, int]:
     return info.arch, info.compute_units
 
 
-def _execute(backend, problem: Problem, views: dict, device: int, like, out, shapes, stream):
-    from .runtime import memory, streams
+def _prepared(backend, problem: Problem, device: int):
+    key = (problem, device)
+    prep = _PREPARED.get(key)
+    if prep is None:
+        from .prepared import prepare
 
-    arch, cus = _device_facts(backend, device)
-    decision = _decide(problem, arch, cus)
-    handle = streams.resolve(stream, like=like, device=device)
+        arch, cus = _device_facts(backend, device)
+        prep = _PREPARED[key] = prepare(_decide(problem, arch, cus).plans, device)
+    return prep
+
+
+def _check_alignment(views: dict) -> None:
+    for name in ("q", "k", "v", "out"):
+        v = views.get(name)
+        if v is not None and v.ptr % 16:
+            raise ValueError(f"{name}'s data pointer 0x{v.ptr:x} is not 16-byte aligned (an offset view?); "
+                             f"the kernels load 16 bytes at a time: pass {name}.contiguous() or an aligned view")
+
+
+def _execute(backend, problem: Problem, views: dict, device: int, like, out, shapes, stream, fast_key=None):
+    from .runtime import streams
+
     out_shape, lse_shape = shapes
     dtype = views["q"].dtype
+    if out is not None:
+        views["out"] = view(out, argname="out")
+        validate.check_out(views["out"], out_shape, dtype, device, (backend.dlpack_device_type,))
+        if getattr(views["out"], "readonly", False):
+            raise ValueError("out is read-only; pass a writable array")
+    _check_alignment(views)
+    prep = _prepared(backend, problem, device)
+    handle = streams.resolve(stream, like=like, device=device)
     if out is None:
         out_obj, out_ptr = outputs.empty_like(like, out_shape, dtype, device, handle)
     else:
-        ov = view(out, argname="out")
-        validate.check_out(ov, out_shape, dtype, device, (backend.dlpack_device_type,))
-        out_obj, out_ptr = out, ov.ptr
+        out_obj, out_ptr = out, views["out"].ptr
     lse_obj, lse_ptr = (outputs.empty_like(like, lse_shape, "fp32", device, handle)
                         if problem.return_lse else (None, 0))
     ptrs = {name: v.ptr for name, v in views.items()}
     ptrs["out"], ptrs["lse"] = out_ptr, lse_ptr
-    ws_bytes = max((p.workspace_bytes for p in decision.plans), default=0)
-    if ws_bytes:
-        ws = memory.workspace(device, handle)
-        with ws.lock:   # the producers and the combine must see the same buffer
-            ptrs["workspace"] = ws.ensure(ws_bytes)
-            _launch_all(decision.plans, ptrs, handle, device)
-    else:
-        ptrs["workspace"] = 0
-        _launch_all(decision.plans, ptrs, handle, device)
+    prep.launch(ptrs, handle)
+    if fast_key is not None:
+        if len(_TORCH_FAST) > 4096:
+            _TORCH_FAST.clear()
+        _TORCH_FAST[fast_key] = (prep, out_shape, lse_shape, like.dtype)
     out_obj = outputs.finish(out_obj, handle)
     if problem.return_lse:
         return out_obj, outputs.finish(lse_obj, handle)
     return out_obj
+
+
+# -- torch fast path: the same call again skips views, validation and planning --------------
+
+def _torch_key(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, num_splits):
+    return (q.shape, q.stride(), q.dtype, q.device, k.shape, k.stride(), k.dtype, k.device,
+            v.shape, v.stride(), v.dtype, v.device, softmax_scale, causal, tuple(window_size), softcap,
+            return_lse, num_splits)
+
+
+def _torch_fast(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, num_splits):
+    """(key, result) for torch tensors with out=None, stream=None: the result of the cached
+    call, or None on a miss (then the key, if not None, is remembered after the general path
+    validated and planned the call)."""
+    try:
+        key = _torch_key(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, num_splits)
+        hit = _TORCH_FAST.get(key)
+    except (TypeError, AttributeError):   # unhashable or non-torch arguments: the general path explains
+        return None, None
+    if hit is None:
+        return key, None
+    qp, kp, vp = q.data_ptr(), k.data_ptr(), v.data_ptr()
+    if (qp | kp | vp) & 15:
+        return None, None
+    prep, out_shape, lse_shape, dtype = hit
+    torch = _torch_mod()
+    dev = q.device
+    out = torch.empty(out_shape, dtype=dtype, device=dev)
+    lse = torch.empty(lse_shape, dtype=torch.float32, device=dev) if return_lse else None
+    stream = torch._C._cuda_getCurrentRawStream(dev.index)
+    prep.launch({"q": qp, "k": kp, "v": vp, "out": out.data_ptr(), "lse": lse.data_ptr() if return_lse else 0},
+                stream)
+    return key, ((out, lse) if return_lse else out)
+
+
+def _torch_mod():
+    import torch
+
+    return torch
 
 
 __all__ = ["mha_fwd", "mha_varlen_fwd", "plan_mha_fwd", "LaunchPlan"]
