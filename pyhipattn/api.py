@@ -20,6 +20,7 @@ from functools import lru_cache
 from . import dispatch, outputs, padding, validate
 from .arch import arch_info, canonical_arch
 from .dlpack import view
+from .errors import PyhipattnError
 from .families.base import Problem
 from .plan import LaunchPlan
 
@@ -63,7 +64,8 @@ def mha_fwd(q, k, v, *, softmax_scale: float | None = None, causal: bool = False
 def mha_varlen_fwd(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q: int, max_seqlen_k: int, *,
                    softmax_scale: float | None = None, causal: bool = False,
                    window_size: tuple[int, int] = (-1, -1), softcap: float = 0.0,
-                   return_lse: bool = False, num_splits: int = 0, out=None, stream=None):
+                   return_lse: bool = False, num_splits: int = 0, out=None, stream=None,
+                   check_inputs: bool = False):
     """Attention forward over packed variable-length sequences.
 
     q: ``(total_q, heads_q, head_dim)``, k: ``(total_k, heads_k, head_dim)``, v: ``(total_k,
@@ -71,7 +73,8 @@ def mha_varlen_fwd(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q: int, max_s
     the same GPU (sequence i is rows ``cu[i]:cu[i+1]``; zero-length sequences allowed);
     max_seqlen_q / max_seqlen_k: the longest lengths (ints, so no device read is needed).
     The cu_seqlens must be sorted and end at total_q / total_k; they live on the GPU and are not
-    read by the host, so the caller guarantees this (``validate_cu_seqlens`` checks a host copy).
+    read by the host, so the caller guarantees this; ``check_inputs=True`` checks a host copy
+    first (``validate_cu_seqlens``: it synchronises the stream, so not under graph capture).
     Other arguments as ``mha_fwd``.  Returns out ``(total_q, heads_q, head_dim_v)`` [, lse
     float32 ``(heads_q, total_q)``].
     """
@@ -84,6 +87,9 @@ def mha_varlen_fwd(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q: int, max_s
         views["q"], views["k"], views["v"], views["cu_seqlens_q"], views["cu_seqlens_k"], max_seqlen_q,
         max_seqlen_k, softmax_scale=softmax_scale, causal=causal, window_size=window_size, softcap=softcap,
         return_lse=return_lse, num_splits=num_splits)
+    if check_inputs:   # opt-in: reads the cu_seqlens back (a stream synchronisation)
+        validate.validate_cu_seqlens(cu_seqlens_q, cu_seqlens_k, problem.total_q, problem.total_k,
+                                     max_seqlen_q=max_seqlen_q, max_seqlen_k=max_seqlen_k, stream=stream)
     p = problem
     if padding.needs_padding(p.head_dim, p.head_dim_v):
         return _padded_call(mha_varlen_fwd, q, k, v, (cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k),
@@ -208,7 +214,7 @@ def _execute(backend, problem: Problem, views: dict, device: int, like, out, sha
                         if problem.return_lse else (None, 0))
     ptrs = {name: v.ptr for name, v in views.items()}
     ptrs["out"], ptrs["lse"] = out_ptr, lse_ptr
-    prep.launch(ptrs, handle)
+    _launch(prep, ptrs, handle, like)
     if fast_key is not None:
         if len(_TORCH_FAST) > 4096:
             _TORCH_FAST.clear()
@@ -222,8 +228,9 @@ def _execute(backend, problem: Problem, views: dict, device: int, like, out, sha
 # -- torch fast path: the same call again skips views, validation and planning --------------
 
 def _torch_key(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, num_splits):
-    return (q.shape, q.stride(), q.dtype, q.device, k.shape, k.stride(), k.dtype, k.device,
-            v.shape, v.stride(), v.dtype, v.device, softmax_scale, causal, tuple(window_size), softcap,
+    # get_device() (an int) is cheaper to build and hash than .device (a new object each time)
+    return (q.shape, q.stride(), q.dtype, q.get_device(), k.shape, k.stride(), k.dtype, k.get_device(),
+            v.shape, v.stride(), v.dtype, v.get_device(), softmax_scale, causal, tuple(window_size), softcap,
             return_lse, num_splits)
 
 
@@ -247,8 +254,8 @@ def _torch_fast(q, k, v, softmax_scale, causal, window_size, softcap, return_lse
     out = torch.empty(out_shape, dtype=dtype, device=dev)
     lse = torch.empty(lse_shape, dtype=torch.float32, device=dev) if return_lse else None
     stream = torch._C._cuda_getCurrentRawStream(dev.index)
-    prep.launch({"q": qp, "k": kp, "v": vp, "out": out.data_ptr(), "lse": lse.data_ptr() if return_lse else 0},
-                stream)
+    _launch(prep, {"q": qp, "k": kp, "v": vp, "out": out.data_ptr(), "lse": lse.data_ptr() if return_lse else 0},
+            stream, q)
     return key, ((out, lse) if return_lse else out)
 
 
@@ -258,4 +265,58 @@ def _torch_mod():
     return torch
 
 
-__all__ = ["mha_fwd", "mha_varlen_fwd", "plan_mha_fwd", "LaunchPlan"]
+def _launch(prep, ptrs: dict, stream: int, like) -> None:
+    """``prep.launch``, except that a split-K call being captured into a graph gets scratch the
+    graph owns (``_capture_scratch``) instead of the stream's shared workspace."""
+    if prep.workspace_bytes:
+        scratch = _capture_scratch(_backend(), like, prep.workspace_bytes, stream)
+        if scratch is not None:
+            ptrs["workspace"] = scratch.data_ptr()
+            prep._queue(ptrs, stream)
+            return
+    prep.launch(ptrs, stream)
+
+
+class GraphCaptureError(PyhipattnError, RuntimeError):
+    """A call cannot be captured into a CUDA / HIP graph as it is (the message says why and what to do)."""
+
+
+def _capture_scratch(backend, like, nbytes: int, stream: int):
+    """Split-K scratch for a launch being captured into a graph, else None (not capturing).
+
+    The shared per-stream Workspace must not be baked into a graph: it may grow (free + alloc)
+    after the capture, and an allocation made during capture would be a graph allocation.  With
+    torch inputs the scratch is a torch uint8 tensor from the graph's private pool: dropped after
+    the launches are queued, like any intermediate tensor of the captured region, it stays valid
+    for every replay.  Other frameworks have no allocator we can use during capture.
+    """
+    if not _stream_capturing(backend, stream):
+        return None
+    if type(like).__module__.split(".", 1)[0] != "torch":
+        raise GraphCaptureError(
+            f"this call needs {nbytes} bytes of split-K scratch, and stream 0x{stream:x} is being captured into a "
+            "graph: under capture pyhipattn takes scratch only from torch's graph pool; pass torch tensors, or "
+            "num_splits=1 (no scratch)")
+    import torch
+
+    if int(torch.cuda.current_stream(like.device).cuda_stream) != stream:
+        raise GraphCaptureError("under graph capture, split-K calls must run on torch's current stream (stream=None)")
+    return torch.empty(nbytes, dtype=torch.uint8, device=like.device)
+
+
+def _stream_capturing(backend, stream: int) -> bool:
+    """True when ``stream`` is being captured into a graph (one driver query)."""
+    if backend.platform == "nvidia":
+        d = backend._api
+        status, state = d.cuStreamIsCapturing(d.CUstream(stream))
+        if status:
+            raise backend.error("cuStreamIsCapturing", status)
+        return int(state) != int(d.CUstreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_NONE)
+    h = backend._api
+    status, state = h.hipStreamIsCapturing(stream)
+    if status:
+        raise backend.error("hipStreamIsCapturing", status)
+    return int(state) != int(h.hipStreamCaptureStatus.hipStreamCaptureStatusNone)
+
+
+__all__ = ["mha_fwd", "mha_varlen_fwd", "plan_mha_fwd", "GraphCaptureError", "LaunchPlan"]
