@@ -4,7 +4,9 @@ Static (no GPU): every kernel a manifest names exists in its object, its kernarg
 equals the struct its family's header declares, it uses no scratch and spills nothing, its
 shared memory / LDS (static + the dynamic amount it is launched with) fits the arch, and
 attention producers contain the arch's matrix instructions (v_mfma, v_wmma, HMMA/HGMMA).
-Objects without a manifest get the resource checks only.
+Objects without a manifest get the resource checks only.  Each row (``--json``) also carries
+``limits`` (resources used against the arch's limits, :func:`~pyhipattn.codeobj.limits.resource_usage`)
+and ``matrix_instructions`` (mnemonic -> count where the object was disassembled, else null).
 
 Numeric (NVIDIA GPU present, not ``--static-only``): the randomized ``mha_fwd`` sweep of
 ``pyhipattn.sweep`` with the code objects found under PATH in place of the shipped ones.
@@ -19,7 +21,7 @@ from pathlib import Path
 from . import codeobj
 from .arch import arch_info
 from .codeobj.isa import ToolNotFoundError, mnemonics
-from .codeobj.limits import resource_report
+from .codeobj.limits import matrix_counts, resource_report, resource_usage
 from .kernargs import check_layout, layout_from_header
 from .manifest import Entry, manifests
 
@@ -36,14 +38,21 @@ def _files(paths: list[str]) -> list[Path]:
     return out
 
 
-def check_entry(e: Entry, isa_cache: dict) -> list[str]:
-    """Problems of one manifest entry (empty list: it passes)."""
+#: Objects without a manifest are disassembled (for the rows' matrix_instructions) up to this many.
+ISA_UNLISTED_FILES = 16
+
+
+def check_entry(e: Entry, isa_cache: dict, extra: dict | None = None) -> list[str]:
+    """Problems of one manifest entry (empty list: it passes).  ``extra``, when given, receives
+    the row additions ``limits`` and ``matrix_instructions``."""
     cos = codeobj.read(e.file)
     co = next((c for c in cos if c.arch == e.arch), cos[0])
     if e.kernel not in co.kernels:
         return [f"{e.file.name}: kernel {e.kernel} is missing (has {', '.join(sorted(co.kernels))})"]
     k = co.kernels[e.kernel]
     problems = resource_report(k, e.arch)
+    if extra is not None:
+        extra["limits"] = resource_usage(k, e.arch, e.dynamic_shared)
     limit = arch_info(e.arch).shared_limit
     if k.shared_bytes + e.dynamic_shared > limit:
         problems.append(f"{e.kernel}: {k.shared_bytes} static + {e.dynamic_shared} dynamic shared bytes > {limit}")
@@ -59,6 +68,8 @@ def check_entry(e: Entry, isa_cache: dict) -> list[str]:
         want = arch_info(e.arch).matrix_isa
         if not any(op.upper().startswith(w.upper()) for op in ops for w in want):
             problems.append(f"{e.kernel}: no {' / '.join(want)} instruction in its disassembly")
+    if extra is not None and e.file in isa_cache:
+        extra["matrix_instructions"] = matrix_counts(isa_cache[e.file].get(e.kernel, {}))
     return [f"{e.arch}/{e.file.name}: {p}" for p in problems]
 
 
@@ -69,26 +80,39 @@ def static_check(paths: list[str]) -> tuple[list[dict], list[str]]:
     entries = [e for r in roots if r.is_dir() for e in manifests(r)]
     listed = {e.file.resolve() for e in entries}
     for e in entries:
+        extra = {"limits": None, "matrix_instructions": None}
         try:
-            found = check_entry(e, isa_cache)
+            found = check_entry(e, isa_cache, extra)
         except (ValueError, ToolNotFoundError, OSError) as err:
             found = [f"{e.arch}/{e.file.name}: {err}"]
         rows.append({"arch": e.arch, "family": e.family, "object": e.file.name, "kernel": e.kernel,
-                     "role": e.role, "ok": not found})
+                     "role": e.role, "ok": not found, **extra})
         problems += found
-    for f in _files(paths):
-        if f.resolve() in listed:
-            continue
+    unlisted = [f for f in _files(paths) if f.resolve() not in listed]
+    for f in unlisted:
         try:
             for co in codeobj.read(f):
+                ops = _matrix_or_none(co) if len(unlisted) <= ISA_UNLISTED_FILES else None
                 for k in co.kernels.values():
                     found = [f"{co.arch}/{f.name}: {p}" for p in resource_report(k, co.arch)]
                     rows.append({"arch": co.arch, "family": "-", "object": f.name, "kernel": k.name,
-                                 "role": "-", "ok": not found})
+                                 "role": "-", "ok": not found, "limits": resource_usage(k, co.arch),
+                                 "matrix_instructions": matrix_counts(ops[k.name]) if ops else None})
                     problems += found
         except ValueError as err:
             problems.append(f"{f}: {err}")
     return rows, problems
+
+
+def _matrix_or_none(co) -> dict | None:
+    """{kernel: mnemonic counts} of ``co``, or None when no disassembler is installed (the rows
+    of objects without a manifest do not need one)."""
+    from .codeobj.isa import mnemonics_of
+
+    try:
+        return mnemonics_of(co)
+    except ToolNotFoundError:
+        return None
 
 
 def run_check(args) -> int:

@@ -23,7 +23,8 @@ def _cmd_info(args: argparse.Namespace) -> int:
 def _cmd_inspect(args: argparse.Namespace) -> int:
     from .inspect import main_inspect
 
-    return main_inspect(args.paths + (["--json"] if args.json else []))
+    flags = (["--json"] if args.json else []) + (["--isa"] if args.isa is True else ["--no-isa"] if args.isa is False else [])
+    return main_inspect(args.paths + flags)
 
 
 def _cmd_check(args: argparse.Namespace) -> int:
@@ -47,6 +48,9 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("inspect", help="kernels, arguments and resources of code objects")
     s.add_argument("paths", nargs="+", help="code objects or directories")
     s.add_argument("--json", action="store_true", help="machine-readable output")
+    s.add_argument("--isa", dest="isa", action="store_true", default=None,
+                   help="disassemble and count matrix instructions (default: only for <= 16 files)")
+    s.add_argument("--no-isa", dest="isa", action="store_false", help="never disassemble")
     s.set_defaults(fn=_cmd_inspect)
     s = sub.add_parser("check", help="static checks (and, with a GPU, the numeric sweep) of code objects")
     s.add_argument("paths", nargs="*", help="code objects or directories (default: kernels/co)")

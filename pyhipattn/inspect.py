@@ -6,6 +6,15 @@
 
 Directories are walked; files named *.co, *.hsaco, *.cubin, *.o, *.bin are read, and any
 other file whose first bytes look like ELF or an offload bundle.
+
+Resources against the arch's limits (``resources=True``, always in the CLI): each record gains
+``limits`` (:func:`pyhipattn.codeobj.limits.resource_usage`: VGPR / AGPR / LDS / scratch /
+spills, or registers / shared / local on NVIDIA, each ``{"used", "limit"}``, plus
+``problems``).  Matrix instructions (``isa=True``): ``matrix_instructions`` (mnemonic ->
+count, from llvm-objdump-22 / cuobjdump) and ``isa_note`` (why there are none: not
+disassembled, or the disassembler is missing; never an error).  Disassembly costs about 25 ms
+per object, so the CLI does it by default only for up to ISA_AUTO_FILES files (``--isa`` /
+``--no-isa`` decide); reading metadata stays fast for the 2,501 AITER objects.
 """
 
 from __future__ import annotations
@@ -14,9 +23,12 @@ import argparse
 import json as _json
 import os
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from typing import Iterable, Iterator
 
 from .codeobj import is_code_object, read
+from .codeobj.isa import ToolNotFoundError, mnemonics_of
+from .codeobj.limits import matrix_counts, resource_usage
 from .codeobj.model import CodeObject, KernelInfo
 from .errors import CodeObjectError
 
@@ -30,6 +42,10 @@ RECORD_KEYS = (
     "registers", "vgpr_spill_count", "sgpr_spill_count", "wavefront_size",
     "max_workgroup_size", "reqd_workgroup_size",
 )
+#: Keys records gain with ``resources=True`` (after RECORD_KEYS).
+RESOURCE_KEYS = ("limits", "matrix_instructions", "isa_note")
+#: The CLI disassembles by default when it finds at most this many code-object files.
+ISA_AUTO_FILES = 16
 
 
 def iter_code_object_files(paths: Iterable[str | os.PathLike[str]]) -> Iterator[tuple[str, bool]]:
@@ -91,11 +107,15 @@ def kernel_record(co: CodeObject, kernel: KernelInfo) -> dict:
     }
 
 
-def inspect_records(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[dict], list[str]]:
+def inspect_records(paths: Iterable[str | os.PathLike[str]], resources: bool = False,
+                    isa: bool = False) -> tuple[list[dict], list[str]]:
     """(kernel records, error messages) for every code object under ``paths`` (see
-    :func:`iter_code_object_files` for which failures count as errors)."""
+    :func:`iter_code_object_files` for which failures count as errors).  ``resources`` adds
+    :data:`RESOURCE_KEYS` to each record; ``isa`` also disassembles (else
+    ``matrix_instructions`` is None and ``isa_note`` says why)."""
     records: list[dict] = []
     errors: list[str] = []
+    objects: list[tuple[CodeObject, list[dict]]] = []
     for path, strict in iter_code_object_files(paths):
         try:
             objs = read(path)
@@ -104,15 +124,40 @@ def inspect_records(paths: Iterable[str | os.PathLike[str]]) -> tuple[list[dict]
                 errors.append(str(e))
             continue
         for co in objs:
-            records += [kernel_record(co, k) for k in co.kernels.values()]
+            recs = [kernel_record(co, k) for k in co.kernels.values()]
+            if resources:
+                for r, k in zip(recs, co.kernels.values()):
+                    r.update(limits=resource_usage(k), matrix_instructions=None,
+                             isa_note="not disassembled (pass --isa)")
+                objects.append((co, recs))
+            records += recs
+    if resources and isa:
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+            for (co, recs), (counts, note) in zip(objects, pool.map(_disassemble, (co for co, _ in objects))):
+                for r in recs:
+                    r["matrix_instructions"] = matrix_counts(counts[r["name"]]) if counts is not None else None
+                    r["isa_note"] = note
     return records, errors
 
 
-def inspect_paths(paths: Iterable[str | os.PathLike[str]], json: bool = False) -> str:
+def _disassemble(co: CodeObject) -> tuple[dict | None, str | None]:
+    """({kernel: mnemonic counts}, None), or (None, why not) when the tool is missing or fails."""
+    try:
+        return mnemonics_of(co), None
+    except ToolNotFoundError as e:
+        return None, f"not disassembled: {e}"
+
+
+def inspect_paths(paths: Iterable[str | os.PathLike[str]], json: bool = False, resources: bool | None = None,
+                  isa: bool = False) -> str:
     """Render every kernel of every code object under ``paths``: tables, or a JSON list of
     :func:`kernel_record` dicts.  Files that do not parse are reported at the end (text) or
-    raise CodeObjectError (JSON, so that scripts never get a partial list silently)."""
-    records, errors = inspect_records(paths)
+    raise CodeObjectError (JSON, so that scripts never get a partial list silently).
+    ``resources`` (default: on for tables, off for JSON, whose records keep RECORD_KEYS) and
+    ``isa`` as :func:`inspect_records`."""
+    if resources is None:
+        resources = not json
+    records, errors = inspect_records(paths, resources=resources, isa=isa)
     if json:
         if errors:
             raise CodeObjectError("; ".join(errors))
@@ -145,6 +190,8 @@ def _table(r: dict) -> str:
         ("wavefront", str(r["wavefront_size"])),
         ("workgroup", f"max {fmt(r['max_workgroup_size'])}, required {fmt(r['reqd_workgroup_size'])}"),
     ]
+    if "limits" in r:
+        rows += _resource_rows(r)
     lines = [f"{k:<11} {v}" for k, v in rows]
     if r["args"]:
         lines.append(f"{'args':<11} {'#':>3}  {'name':<16} {'offset':>6} {'size':>5}  kind")
@@ -155,13 +202,44 @@ def _table(r: dict) -> str:
     return "\n".join(lines)
 
 
+def _resource_rows(r: dict) -> list[tuple[str, str]]:
+    """``limits`` (used / limit per resource, then each problem) and ``matrix`` rows."""
+    lim = r["limits"]
+    if lim is None:
+        rows = [("limits", f"unknown for {r['arch']} (pyhipattn.arch has no facts for it)")]
+    else:
+        names = {"vgpr": "VGPR", "agpr": "AGPR", "lds": "LDS", "scratch": "scratch", "spills": "spills",
+                 "registers": "regs", "shared": "shared", "local": "local"}
+        parts = [f"{names[k]} {'-' if v['used'] is None else v['used']}/{v['limit']}"
+                 for k, v in lim.items() if k != "problems"]
+        rows = [("limits", "  ".join(parts) + ("  ok" if not lim["problems"] else "  OVER"))]
+        rows += [("", f"over: {p}") for p in lim["problems"]]
+    m = r["matrix_instructions"]
+    if m is None:
+        rows.append(("matrix", r["isa_note"] or "-"))
+    else:
+        rows.append(("matrix", ", ".join(f"{op} \u00d7{n}" for op, n in m.items()) or "none in the disassembly"))
+    return rows
+
+
 def main_inspect(argv: list[str] | None = None) -> int:
-    """CLI entry: ``pyhipattn inspect [--json] PATH...``; returns 0, or 1 if any file failed."""
+    """CLI entry: ``pyhipattn inspect [--json] [--isa | --no-isa] PATH...``; returns 0, or 1 if
+    any file failed.  Tables and JSON records carry the resources against the arch's limits;
+    the matrix instructions need a disassembly, done for up to ISA_AUTO_FILES files unless
+    ``--isa`` / ``--no-isa`` says otherwise."""
     ap = argparse.ArgumentParser(prog="pyhipattn inspect", description="Show kernels of code objects.")
     ap.add_argument("paths", nargs="+", help="code object files (.co .hsaco .cubin ...) or directories")
     ap.add_argument("--json", action="store_true", help="print a JSON list of kernel records")
+    ap.add_argument("--isa", action=argparse.BooleanOptionalAction, default=None,
+                    help=f"disassemble to count matrix instructions (default: only for <= {ISA_AUTO_FILES} files)")
     args = ap.parse_args(argv)
-    records, errors = inspect_records(args.paths)
+    isa = args.isa
+    if isa is None:
+        isa = sum(1 for _ in iter_code_object_files(args.paths)) <= ISA_AUTO_FILES
+    records, errors = inspect_records(args.paths, resources=True, isa=isa)
+    if not isa:
+        for r in records:
+            r["isa_note"] = f"not disassembled (more than {ISA_AUTO_FILES} files; pass --isa)"
     if args.json:
         print(_json.dumps(records, indent=1))
     else:
@@ -169,3 +247,7 @@ def main_inspect(argv: list[str] | None = None) -> int:
     for e in errors:
         print(f"error: {e}", file=sys.stderr)
     return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main_inspect())

@@ -75,8 +75,7 @@ def mnemonics_of(co: CodeObject) -> dict[str, Counter[str]]:
         proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise ToolNotFoundError(f"{' '.join(cmd)} failed on {co.source}: {proc.stderr.strip()[:500]}")
-    parse = _parse_amd if co.platform == "amd" else _parse_sass
-    counts = parse(proc.stdout)
+    counts = _parse_amd(proc.stdout, set(co.kernels)) if co.platform == "amd" else _parse_sass(proc.stdout)
     return {name: counts.get(name, Counter()) for name in co.kernels}
 
 
@@ -86,12 +85,16 @@ _SASS_FUNC = re.compile(r"(?:Function : |^\.text\.)(\S+?):?$")
 _SASS_INSN = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)")
 
 
-def _parse_amd(text: str) -> dict[str, Counter[str]]:
+def _parse_amd(text: str, kernels: set[str] | None = None) -> dict[str, Counter[str]]:
+    """Counts per function label.  Labels that are not ``kernels`` (hand-written code objects
+    such as AITER's have local labels, ``label_018A``, inside a kernel) continue the kernel
+    before them instead of starting a new count."""
     out: dict[str, Counter[str]] = {}
     cur: Counter[str] | None = None
     for line in text.splitlines():
         if m := _AMD_LABEL.match(line):
-            cur = out.setdefault(m.group(1), Counter())
+            if cur is None or kernels is None or m.group(1) in kernels:
+                cur = out.setdefault(m.group(1), Counter())
         elif cur is not None and (m := _AMD_INSN.match(line)):
             cur[m.group(1)] += 1
     return out

@@ -1,7 +1,9 @@
 """Static resource checks of one kernel against the facts in :mod:`pyhipattn.arch`.
 
 ``resource_report(kernel, arch)`` returns human-readable problems; an empty list means the
-kernel fits.  Used by ``pyhipattn check``; nothing here needs a GPU.
+kernel fits.  ``resource_usage(kernel, arch)`` gives each resource as used / limit, and
+``matrix_counts(mnemonics)`` picks the matrix-unit instructions out of a disassembly's counts.
+Used by ``pyhipattn check`` and ``pyhipattn inspect``; nothing here needs a GPU.
 """
 
 from __future__ import annotations
@@ -46,3 +48,51 @@ def resource_report(kernel: KernelInfo, arch: str | None = None) -> list[str]:
         if kernel.wavefront_size not in waves:
             problems.append(f"{who} is built for wave{kernel.wavefront_size}; {info.name} runs wave{info.wave_size}")
     return problems
+
+
+#: Mnemonic prefixes of matrix-unit instructions (AMD MFMA / sparse MFMA / WMMA / SWMMAC;
+#: NVIDIA mma.sync, wgmma and their integer / double forms).
+MATRIX_PREFIXES = ("v_mfma", "v_smfmac", "v_wmma", "v_swmmac", "HMMA", "HGMMA", "IMMA", "IGMMA", "DMMA", "BMMA",
+                   "QGMMA")
+
+#: AGPRs a lane may use: 256 on CDNA (gfx90a+, one file with the VGPRs), none on RDNA.
+_AGPR_LIMIT = {"cdna3": 256, "cdna4": 256}
+
+
+def matrix_counts(counts: dict[str, int]) -> dict[str, int]:
+    """The matrix-unit instructions among ``counts`` (mnemonic -> count), most frequent first."""
+    found = {op: n for op, n in counts.items() if op.upper().startswith(tuple(p.upper() for p in MATRIX_PREFIXES))}
+    return dict(sorted(found.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def resource_usage(kernel: KernelInfo, arch: str | None = None, dynamic_shared: int = 0) -> dict | None:
+    """What ``kernel`` uses against what ``arch`` (default: its own) allows, as
+    ``{resource: {"used": n, "limit": m}, ..., "problems": [...]}``; None for an arch
+    :mod:`pyhipattn.arch` does not know.
+
+    AMD: ``vgpr`` (AGPRs included on CDNA, the unified 512-entry file), ``agpr``, ``lds``
+    (static + ``dynamic_shared`` bytes), ``scratch`` (bytes per lane), ``spills`` (VGPR + SGPR).
+    NVIDIA: ``registers`` (per thread), ``shared``, ``local`` (stack frame bytes).
+    ``problems`` is :func:`resource_report` plus the dynamic shared memory, if over.
+    """
+    try:
+        info = arch_info(arch or kernel.arch)
+    except ValueError:
+        return None
+
+    def r(used: int | None, limit: int | None) -> dict:
+        return {"used": used, "limit": limit}
+
+    shared = (kernel.shared_bytes or 0) + dynamic_shared
+    problems = resource_report(kernel, info.name)
+    if dynamic_shared and shared > info.shared_limit:
+        problems.append(f"kernel {kernel.name} ({kernel.arch}) uses {kernel.shared_bytes} static + {dynamic_shared} "
+                        f"dynamic bytes of shared memory / LDS; {info.name} allows {info.shared_limit}")
+    if info.platform == "nvidia":
+        return {"registers": r(kernel.registers, min(info.vgpr_limit, 255)), "shared": r(shared, info.shared_limit),
+                "local": r(kernel.scratch_bytes, 0), "problems": problems}
+    spills = None if kernel.vgpr_spill_count is None and kernel.sgpr_spill_count is None else \
+        (kernel.vgpr_spill_count or 0) + (kernel.sgpr_spill_count or 0)
+    return {"vgpr": r(kernel.vgpr_count, info.vgpr_limit), "agpr": r(kernel.agpr_count, _AGPR_LIMIT.get(info.family, 0)),
+            "lds": r(shared, info.shared_limit), "scratch": r(kernel.scratch_bytes, 0), "spills": r(spills, 0),
+            "problems": problems}
