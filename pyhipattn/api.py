@@ -206,6 +206,10 @@ def _execute(backend, problem: Problem, views: dict, device: int, like, out, sha
     _check_alignment(views)
     prep = _prepared(backend, problem, device)
     handle = streams.resolve(stream, like=like, device=device)
+    if stream is not None:
+        sdev = backend.stream_device(handle)
+        if sdev is not None and sdev != device:
+            raise ValueError(f"stream belongs to GPU {sdev} but q, k, v are on GPU {device}; pass a stream of GPU {device}")
     if out is None:
         out_obj, out_ptr = outputs.empty_like(like, out_shape, dtype, device, handle)
     else:

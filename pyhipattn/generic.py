@@ -166,6 +166,11 @@ class KernelHandle:
             kernel = self.kernel(device)
         s = stream if type(stream) is int else stream_handle(
             stream, default=backend.default_stream, framework=framework, device=device)
+        if stream is not None and array_device is not None:
+            sdev = backend.stream_device(s)
+            if sdev is not None and sdev != array_device:
+                raise ValueError(f"stream belongs to device {sdev} but the array arguments are on device "
+                                 f"{array_device}; pass a stream of device {array_device}")
         if deferred:
             if named:
                 values = {k: v.pointer(s) if type(v) is _DLPackArg else v for k, v in values.items()}

@@ -230,6 +230,13 @@ class CudaBackend(DriverBackend):
     def memcpy_htod(self, dst: int, src: int, nbytes: int, stream: int) -> None:
         self.call("cuMemcpyHtoDAsync", self._d.CUdeviceptr(dst), src, int(nbytes), self._d.CUstream(stream))
 
+    def stream_device(self, stream: int) -> int | None:
+        """Device ordinal a stream belongs to; None for the default streams (any device) or
+        when the driver cannot say (cuStreamGetDevice needs CUDA 12.8+)."""
+        if stream in (0, 1, 2) or not hasattr(self._d, "cuStreamGetDevice"):
+            return None
+        return int(self.call("cuStreamGetDevice", self._d.CUstream(stream)))
+
     def pointer_device(self, ptr: int) -> int | None:
         """Device ordinal of device memory at ``ptr``; None for host (or unknown) memory."""
         a = self._d.CUpointer_attribute

@@ -166,6 +166,12 @@ class HipBackend(DriverBackend):
     def memcpy_htod(self, dst: int, src: int, nbytes: int, stream: int) -> None:
         self.call("hipMemcpyHtoDAsync", dst, src, int(nbytes), stream)
 
+    def stream_device(self, stream: int) -> int | None:
+        """Device a stream belongs to (hipStreamGetDevice); None for the null stream."""
+        if stream == 0:
+            return None
+        return int(self.call("hipStreamGetDevice", stream))
+
     def pointer_device(self, ptr: int) -> int | None:
         """Device of device (or managed) memory at ``ptr``; None for host or unknown memory."""
         h = self._h

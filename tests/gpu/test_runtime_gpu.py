@@ -304,3 +304,12 @@ def test_output_goes_back_to_the_framework_zero_copy(framework):
     for b in (x, y):
         b.free()
     BACKEND.stream_synchronize(s)
+
+
+def test_arrays_on_another_device_than_the_stream_are_refused(torch, add):
+    if torch.cuda.device_count() < 2:
+        pytest.skip("needs two GPUs")
+    x = torch.ones(256, device="cuda:0")
+    side = torch.cuda.Stream(device="cuda:1")
+    with pytest.raises(ValueError, match="stream belongs to device 1"):
+        add.launch(1, 256, x, x, x, 256, 1.0, stream=side)
