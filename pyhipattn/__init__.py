@@ -1,6 +1,8 @@
 """pyhipattn: attention forward on AMD and NVIDIA GPUs from precompiled code objects.
 
-Importing this package compiles nothing and touches no driver; submodules load on first use.
+Importing this package compiles nothing, touches no driver and imports no framework;
+submodules load on first use.  ``import pyhipattn.torch_ops`` registers the PyTorch custom
+ops (``torch.ops.pyhipattn.mha_fwd`` / ``mha_varlen_fwd``) for torch.compile and CUDA graphs.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ _LAZY = {
     "mha_fwd": ("api", "mha_fwd"),
     "mha_varlen_fwd": ("api", "mha_varlen_fwd"),
     "plan_mha_fwd": ("api", "plan_mha_fwd"),
+    "validate_cu_seqlens": ("validate", "validate_cu_seqlens"),
+    "GraphCaptureError": ("errors", "GraphCaptureError"),
     "load": ("generic", "load"),
     "LaunchPlan": ("plan", "LaunchPlan"),
     "unload_all": ("runtime.modules", "unload_all"),

@@ -20,7 +20,6 @@ from functools import lru_cache
 from . import dispatch, outputs, padding, validate
 from .arch import arch_info, canonical_arch
 from .dlpack import view
-from .errors import PyhipattnError
 from .families.base import Problem
 from .plan import LaunchPlan
 
@@ -271,56 +270,27 @@ def _torch_mod():
 
 def _launch(prep, ptrs: dict, stream: int, like) -> None:
     """``prep.launch``, except that a split-K call being captured into a graph gets scratch the
-    graph owns (``_capture_scratch``) instead of the stream's shared workspace."""
-    if prep.workspace_bytes:
-        scratch = _capture_scratch(_backend(), like, prep.workspace_bytes, stream)
-        if scratch is not None:
-            ptrs["workspace"] = scratch.data_ptr()
-            prep._queue(ptrs, stream)
-            return
-    prep.launch(ptrs, stream)
+    graph owns (``outputs.capture_scratch``) instead of the stream's shared workspace, which may
+    grow (free + alloc) after the capture."""
+    if prep.workspace_bytes and _backend().stream_is_capturing(stream):
+        scratch = outputs.capture_scratch(like, prep.workspace_bytes, stream)
+        prep.launch(ptrs, stream, workspace=scratch.data_ptr())
+    else:
+        prep.launch(ptrs, stream)
 
 
-class GraphCaptureError(PyhipattnError, RuntimeError):
-    """A call cannot be captured into a CUDA / HIP graph as it is (the message says why and what to do)."""
+def _forget_kernels() -> None:
+    _PREPARED.clear()
+    _TORCH_FAST.clear()
 
 
-def _capture_scratch(backend, like, nbytes: int, stream: int):
-    """Split-K scratch for a launch being captured into a graph, else None (not capturing).
+def _register_unload_hook() -> None:
+    from .runtime.modules import on_unload
 
-    The shared per-stream Workspace must not be baked into a graph: it may grow (free + alloc)
-    after the capture, and an allocation made during capture would be a graph allocation.  With
-    torch inputs the scratch is a torch uint8 tensor from the graph's private pool: dropped after
-    the launches are queued, like any intermediate tensor of the captured region, it stays valid
-    for every replay.  Other frameworks have no allocator we can use during capture.
-    """
-    if not _stream_capturing(backend, stream):
-        return None
-    if type(like).__module__.split(".", 1)[0] != "torch":
-        raise GraphCaptureError(
-            f"this call needs {nbytes} bytes of split-K scratch, and stream 0x{stream:x} is being captured into a "
-            "graph: under capture pyhipattn takes scratch only from torch's graph pool; pass torch tensors, or "
-            "num_splits=1 (no scratch)")
-    import torch
-
-    if int(torch.cuda.current_stream(like.device).cuda_stream) != stream:
-        raise GraphCaptureError("under graph capture, split-K calls must run on torch's current stream (stream=None)")
-    return torch.empty(nbytes, dtype=torch.uint8, device=like.device)
+    on_unload(_forget_kernels)
 
 
-def _stream_capturing(backend, stream: int) -> bool:
-    """True when ``stream`` is being captured into a graph (one driver query)."""
-    if backend.platform == "nvidia":
-        d = backend._api
-        status, state = d.cuStreamIsCapturing(d.CUstream(stream))
-        if status:
-            raise backend.error("cuStreamIsCapturing", status)
-        return int(state) != int(d.CUstreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_NONE)
-    h = backend._api
-    status, state = h.hipStreamIsCapturing(stream)
-    if status:
-        raise backend.error("hipStreamIsCapturing", status)
-    return int(state) != int(h.hipStreamCaptureStatus.hipStreamCaptureStatusNone)
+_register_unload_hook()
 
 
-__all__ = ["mha_fwd", "mha_varlen_fwd", "plan_mha_fwd", "GraphCaptureError", "LaunchPlan"]
+__all__ = ["mha_fwd", "mha_varlen_fwd", "plan_mha_fwd", "LaunchPlan"]

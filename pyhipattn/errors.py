@@ -40,3 +40,7 @@ class DriverError(PyhipattnError, RuntimeError):
 
 class UnsupportedError(PyhipattnError, ValueError):
     """The request is valid but no kernel family can run it (every gate refused)."""
+
+
+class GraphCaptureError(PyhipattnError, RuntimeError):
+    """A call cannot be captured into a CUDA / HIP graph as it is (the message says why and what to do)."""

@@ -66,3 +66,22 @@ def _cupy_dtype(dtype: str):
 
         return ml_dtypes.bfloat16
     return _NP_DTYPES[dtype]
+
+
+def capture_scratch(like, nbytes: int, stream: int):
+    """Split-K scratch for a launch being captured into a graph: a torch uint8 tensor from the
+    graph's private pool (dropped after the launches are queued, like any intermediate tensor of
+    a captured region, it stays valid for every replay).  Other frameworks have no allocator we
+    can use during capture: GraphCaptureError says what to do instead."""
+    from .errors import GraphCaptureError
+
+    if _framework(like) != "torch":
+        raise GraphCaptureError(
+            f"this call needs {nbytes} bytes of split-K scratch, and stream 0x{stream:x} is being captured into a "
+            "graph: under capture pyhipattn takes scratch only from torch's graph pool; pass torch tensors, or "
+            "num_splits=1 (no scratch)")
+    import torch
+
+    if int(torch.cuda.current_stream(like.device).cuda_stream) != stream:
+        raise GraphCaptureError("under graph capture, split-K calls must run on torch's current stream (stream=None)")
+    return torch.empty(nbytes, dtype=torch.uint8, device=like.device)

@@ -35,10 +35,14 @@ class Prepared:
         self.workspace_bytes = workspace_bytes
         self.device = device
 
-    def launch(self, pointers: dict[str, int], stream: int) -> None:
-        """Queue every kernel on ``stream``; ``pointers`` maps slot names to device addresses
-        (``workspace`` is filled here from the stream's grow-only workspace)."""
-        if self.workspace_bytes:
+    def launch(self, pointers: dict[str, int], stream: int, workspace: int | None = None) -> None:
+        """Queue every kernel on ``stream``; ``pointers`` maps slot names to device addresses.
+        The ``workspace`` slot gets ``workspace`` when given (scratch the caller owns), else
+        the stream's grow-only shared workspace."""
+        if workspace is not None:
+            pointers["workspace"] = workspace
+            self._queue(pointers, stream)
+        elif self.workspace_bytes:
             from .runtime.memory import workspace
 
             ws = workspace(self.device, stream)

@@ -2,7 +2,8 @@
 
 Every check raises an exception that names the argument, what was wrong and what is
 accepted.  Nothing here touches device memory or a driver: views carry shapes, strides,
-dtypes and devices only.
+dtypes and devices only.  The one exception is opt-in: ``validate_cu_seqlens`` reads the
+cu_seqlens back to the host (a stream synchronisation) to check their values.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from .families.base import Problem
 
 DTYPES = ("bf16", "fp16")
 MAX_HEAD_DIM = 256
+INT32_MAX = 2**31 - 1
 
 
 def _check_dtype(name: str, view, dtype: str) -> None:
@@ -126,6 +128,9 @@ def varlen_problem(q, k, v, cu_q, cu_k, max_seqlen_q: int, max_seqlen_k: int, *,
     _check_common(q, k, v, batch_axes=0)
     tq, hq, d = q.shape
     tk, hk, dv = k.shape[0], k.shape[1], v.shape[2]
+    for name, total in (("q", tq), ("k", tk)):
+        if total > INT32_MAX:   # the cu_seqlens are int32: more tokens cannot be addressed
+            raise ValueError(f"{name} has {total} tokens; int32 cu_seqlens address at most {INT32_MAX}")
     return Problem(
         batch=cu_q.shape[0] - 1, seqlen_q=max_seqlen_q, seqlen_k=max_seqlen_k, heads_q=hq, heads_k=hk,
         head_dim=d, head_dim_v=dv, dtype=q.dtype, softmax_scale=normalize_scale(softmax_scale, d),
@@ -169,6 +174,76 @@ def check_out(out, shape: tuple[int, ...], dtype: str, device_id: int, device_ty
     expected = _compact(shape)
     if tuple(out.strides) != expected and math.prod(shape) > 0:
         raise ValueError(f"{name} has strides {tuple(out.strides)}; expected a contiguous array (strides {expected})")
+
+
+def check_cu_seqlens(name: str, values, total: int, max_seqlen: int | None = None) -> None:
+    """Check host values of one cu_seqlens array: starts at 0, never decreases, ends at ``total``
+    (the packed array's token count), and no sequence is longer than ``max_seqlen`` (a longer
+    one would leave rows of the output unwritten)."""
+    values = [int(x) for x in values]
+    if not values:
+        raise ValueError(f"{name} is empty; it needs batch + 1 >= 1 entries")
+    if values[0] != 0:
+        raise ValueError(f"{name}[0] is {values[0]}; cu_seqlens are prefix sums starting at 0")
+    for i in range(1, len(values)):
+        if values[i] < values[i - 1]:
+            raise ValueError(f"{name}[{i}] = {values[i]} is less than {name}[{i - 1}] = {values[i - 1]}; "
+                             "cu_seqlens must be sorted (non-decreasing prefix sums)")
+    if values[-1] != total:
+        raise ValueError(f"{name}[-1] is {values[-1]} but the packed array has {total} tokens; they must be equal")
+    if max_seqlen is not None:
+        longest = max((b - a for a, b in zip(values, values[1:])), default=0)
+        if longest > max_seqlen:
+            i = next(i for i in range(len(values) - 1) if values[i + 1] - values[i] == longest)
+            raise ValueError(f"sequence {i} of {name} has {longest} tokens, more than max_seqlen "
+                             f"{max_seqlen}; pass the longest length (rows beyond it would not be computed)")
+
+
+def validate_cu_seqlens(cu_seqlens_q, cu_seqlens_k, total_q: int, total_k: int, *,
+                        max_seqlen_q: int | None = None, max_seqlen_k: int | None = None, stream=None) -> None:
+    """Check cu_seqlens_q / cu_seqlens_k (see ``check_cu_seqlens``) by reading a host copy.
+
+    The arrays may be GPU arrays (torch, cupy, jax, any DLPack producer; int32, 1-D), host arrays
+    or sequences of ints.  Reading GPU memory synchronises: the copy is queued on ``stream`` (None:
+    the array's framework's current stream, else the default stream) and waited for, so this is
+    the opt-in check of ``mha_varlen_fwd(check_inputs=True)``, never done per call by default,
+    and not usable under graph capture.  Raises ValueError naming the array and the entry.
+    """
+    q = _host_ints(cu_seqlens_q, "cu_seqlens_q", stream)
+    k = _host_ints(cu_seqlens_k, "cu_seqlens_k", stream)
+    if len(q) != len(k):
+        raise ValueError(f"cu_seqlens_q has {len(q)} entries and cu_seqlens_k {len(k)}; both need batch + 1")
+    check_cu_seqlens("cu_seqlens_q", q, total_q, max_seqlen_q)
+    check_cu_seqlens("cu_seqlens_k", k, total_k, max_seqlen_k)
+
+
+def _host_ints(obj, name: str, stream) -> list[int]:
+    """Values of a 1-D int32 array as a list (a device-to-host copy for GPU arrays)."""
+    if not (hasattr(obj, "__dlpack__") or type(obj).__module__.split(".", 1)[0] in ("torch", "cupy")):
+        return [int(x) for x in obj]
+    import ctypes
+    import struct
+
+    from .dlpack import view
+
+    tv = view(obj, argname=name)
+    if len(tv.shape) != 1 or tv.dtype != "int32":
+        raise TypeError(f"{name} has shape {tuple(tv.shape)} and dtype {tv.dtype}; expected a 1-D int32 array")
+    n = tv.shape[0]
+    if n and tv.strides[0] != 1:
+        raise ValueError(f"{name} must be contiguous")
+    if n == 0:
+        return []
+    if tv.device_type in (1, 3, 11):       # host memory (CPU, CUDA / ROCm pinned host)
+        raw = ctypes.string_at(tv.ptr, 4 * n)
+    else:
+        from .runtime import get_backend, memory, streams
+
+        handle = streams.resolve(stream, like=obj, device=tv.device_id)
+        get_backend().make_current(tv.device_id)
+        raw = memory.copy_to_host(tv.ptr, 4 * n, handle)
+    del tv
+    return list(struct.unpack(f"<{n}i", raw))
 
 
 class ShapeView:

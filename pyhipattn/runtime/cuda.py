@@ -230,6 +230,12 @@ class CudaBackend(DriverBackend):
     def memcpy_htod(self, dst: int, src: int, nbytes: int, stream: int) -> None:
         self.call("cuMemcpyHtoDAsync", self._d.CUdeviceptr(dst), src, int(nbytes), self._d.CUstream(stream))
 
+    def stream_is_capturing(self, stream: int) -> bool:
+        """True while ``stream`` is being captured into a CUDA graph."""
+        d = self._d
+        state = self.call("cuStreamIsCapturing", d.CUstream(stream))
+        return int(state) != int(d.CUstreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_NONE)
+
     def stream_device(self, stream: int) -> int | None:
         """Device ordinal a stream belongs to; None for the default streams (any device) or
         when the driver cannot say (cuStreamGetDevice needs CUDA 12.8+)."""

@@ -166,6 +166,12 @@ class HipBackend(DriverBackend):
     def memcpy_htod(self, dst: int, src: int, nbytes: int, stream: int) -> None:
         self.call("hipMemcpyHtoDAsync", dst, src, int(nbytes), stream)
 
+    def stream_is_capturing(self, stream: int) -> bool:
+        """True while ``stream`` is being captured into a HIP graph."""
+        h = self._h
+        state = self.call("hipStreamIsCapturing", stream)
+        return int(state) != int(h.hipStreamCaptureStatus.hipStreamCaptureStatusNone)
+
     def stream_device(self, stream: int) -> int | None:
         """Device a stream belongs to (hipStreamGetDevice); None for the null stream."""
         if stream == 0:

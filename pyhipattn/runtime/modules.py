@@ -351,8 +351,19 @@ def stats() -> dict[str, Any]:
     return default_cache.stats()
 
 
+_unload_listeners: list = []
+
+
+def on_unload(callback) -> None:
+    """Call ``callback()`` whenever ``unload_all`` runs (caches of loaded kernels clear here)."""
+    _unload_listeners.append(callback)
+
+
 def unload_all() -> None:
-    """Unload every module the default cache loaded (``pyhipattn.unload_all``)."""
+    """Unload every module the default cache loaded (``pyhipattn.unload_all``); everything that
+    cached kernels (the API's prepared launches) forgets them first."""
+    for cb in _unload_listeners:
+        cb()
     default_cache.unload_all()
 
 
