@@ -272,7 +272,7 @@ def _launch(prep, ptrs: dict, stream: int, like) -> None:
     """``prep.launch``, except that a split-K call being captured into a graph gets scratch the
     graph owns (``outputs.capture_scratch``) instead of the stream's shared workspace, which may
     grow (free + alloc) after the capture."""
-    if prep.workspace_bytes and _backend().stream_is_capturing(stream):
+    if prep.workspace_bytes and _backend().stream_is_capturing(stream, prep.device):
         scratch = outputs.capture_scratch(like, prep.workspace_bytes, stream)
         prep.launch(ptrs, stream, workspace=scratch.data_ptr())
     else:

@@ -230,9 +230,10 @@ class CudaBackend(DriverBackend):
     def memcpy_htod(self, dst: int, src: int, nbytes: int, stream: int) -> None:
         self.call("cuMemcpyHtoDAsync", self._d.CUdeviceptr(dst), src, int(nbytes), self._d.CUstream(stream))
 
-    def stream_is_capturing(self, stream: int) -> bool:
-        """True while ``stream`` is being captured into a CUDA graph."""
+    def stream_is_capturing(self, stream: int, device: int) -> bool:
+        """True while ``stream`` (of ``device``) is being captured into a CUDA graph."""
         d = self._d
+        self.make_current(device)   # a thread's first call may have no current context
         state = self.call("cuStreamIsCapturing", d.CUstream(stream))
         return int(state) != int(d.CUstreamCaptureStatus.CU_STREAM_CAPTURE_STATUS_NONE)
 

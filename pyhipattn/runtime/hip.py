@@ -166,9 +166,10 @@ class HipBackend(DriverBackend):
     def memcpy_htod(self, dst: int, src: int, nbytes: int, stream: int) -> None:
         self.call("hipMemcpyHtoDAsync", dst, src, int(nbytes), stream)
 
-    def stream_is_capturing(self, stream: int) -> bool:
-        """True while ``stream`` is being captured into a HIP graph."""
+    def stream_is_capturing(self, stream: int, device: int) -> bool:
+        """True while ``stream`` (of ``device``) is being captured into a HIP graph."""
         h = self._h
+        self.make_current(device)
         state = self.call("hipStreamIsCapturing", stream)
         return int(state) != int(h.hipStreamCaptureStatus.hipStreamCaptureStatusNone)
 

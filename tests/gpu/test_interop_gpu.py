@@ -122,9 +122,9 @@ def _graph_node_types(g) -> list[int] | None:
     from cuda.bindings import driver as d
 
     graph = d.CUgraph(raw)
-    err, _, n = d.cuGraphGetNodes(graph, None, 0)
+    err, _, n = d.cuGraphGetNodes(graph, 0)      # cuda-bindings: (hGraph, numNodes)
     assert not err
-    err, nodes, n = d.cuGraphGetNodes(graph, None, n)
+    err, nodes, n = d.cuGraphGetNodes(graph, n)
     assert not err
     types = []
     for node in nodes[:n]:
