@@ -28,6 +28,7 @@ _spec = importlib.util.spec_from_file_location("portable_attn_fwd", ROOT / "kern
 K = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(K)
 
+from pyhipattn.bench import attn_bytes, attn_flops  # noqa: E402
 from pyhipattn.dispatch import split_heuristic  # noqa: E402
 from pyhipattn.families.portable import SPLIT_EFFICIENCY, TILES  # noqa: E402
 
@@ -239,8 +240,8 @@ def bench(tune: bool, out_json: str | None):
         q = torch.randn(b, sq, hq, d, device="cuda", dtype=dt)
         k = torch.randn(b, sk, hk, d, device="cuda", dtype=dt)
         v = torch.randn(b, sk, hk, d, device="cuda", dtype=dt)
-        flops = 4 * b * hq * sq * sk * d * (0.5 if causal and sq > 1 else 1.0)
-        nbytes = (k.numel() + v.numel() + q.numel() + q.numel()) * 2
+        flops = attn_flops(b, hq, sq, sk, d, causal)   # the baseline's convention: exact visible pairs
+        nbytes = attn_bytes(b, hq, hk, sq, sk, d)
         decode = sq * (hq // hk) <= 16
         masked = causal and not decode
         kind = "decode" if decode else "masked" if masked else "plain"
@@ -354,8 +355,8 @@ def round2():
         q = torch.randn(b, sq, hq, d, device="cuda", dtype=dt)
         k = torch.randn(b, sk, hk, d, device="cuda", dtype=dt)
         v = torch.randn(b, sk, hk, d, device="cuda", dtype=dt)
-        flops = 4 * b * hq * sq * sk * d * (0.5 if causal and sq > 1 else 1.0)
-        nbytes = (k.numel() + v.numel() + 2 * q.numel()) * 2
+        flops = attn_flops(b, hq, sq, sk, d, causal)   # the baseline's convention: exact visible pairs
+        nbytes = attn_bytes(b, hq, hk, sq, sk, d)
         dec = sq * (hq // hk) <= 16
         for cfg, sp in trials:
             try:

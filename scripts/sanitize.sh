@@ -44,7 +44,10 @@ for tool in $TOOLS; do
     log="$LOGS/$tool.log"
     echo "== $tool (log: $log)"
     set +e
-    "$SAN" --tool "$tool" --target-processes all "$PYTHON" tests/gpu/sanitize_sweep.py >"$log" 2>&1
+    # --report-api-errors no: cuda-bindings probes cuGetProcAddress for entry points this driver
+    # lacks (CUDA_ERROR_INVALID_VALUE, 34 times, seen on the H100); every status of ours is
+    # checked in Python and raises, so host API errors cannot pass silently anyway.
+    "$SAN" --tool "$tool" --report-api-errors no --target-processes all "$PYTHON" tests/gpu/sanitize_sweep.py >"$log" 2>&1
     rc=$?
     set -e
     summary=$(grep -E "ERROR SUMMARY: [0-9]+ error" "$log" | tail -1 || true)

@@ -187,6 +187,7 @@ NDEV void fwd_tile(const native_fwd_args& a, unsigned char* smem) {
                 sum += p;
             }
             sum = group_sum<TPR>(sum, lane);
+            syncwarp();   // every lane of the row has read sM[srow] before lane 0 rewrites it (racecheck)
             if (ssub == 0) {
                 sL[srow] = sL[srow] * alpha + sum;
                 sM[srow] = m_new;

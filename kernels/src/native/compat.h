@@ -33,6 +33,8 @@ NDEV void sync() {
     __builtin_amdgcn_s_barrier();
     __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
 }
+// A wave's lanes run in lockstep and its LDS accesses complete in order: nothing to do.
+NDEV void syncwarp() {}
 NDEV float exp2(float x) { return __builtin_amdgcn_exp2f(x); }   // exp2(-inf) == 0
 NDEV float log2(float x) { return __builtin_amdgcn_logf(x); }    // v_log_f32 is log2
 NDEV float neg_inf() { return -__builtin_inff(); }
@@ -62,6 +64,8 @@ NDEV int bid_x() { return (int)blockIdx.x; }
 NDEV int bid_y() { return (int)blockIdx.y; }
 NDEV int bid_z() { return (int)blockIdx.z; }
 NDEV void sync() { __syncthreads(); }
+// Lanes of a warp may run apart (independent thread scheduling): order their shared accesses.
+NDEV void syncwarp() { __syncwarp(); }
 NDEV float exp2(float x) { return exp2f(x); }
 NDEV float log2(float x) { return log2f(x); }
 NDEV float neg_inf() { return __int_as_float(0xff800000); }
