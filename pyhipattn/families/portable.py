@@ -43,17 +43,20 @@ MAX_GRID_YZ = 65535    # CUDA's limit on grid y and z (HIP's is larger; plan for
 _I32_MAX = 2**31 - 1
 
 # (BLOCK_M, BLOCK_N, num_warps, num_stages) per arch and (kind, head-dim class).  The build
-# compiles exactly these; sm_90a values come from bench/tune_portable.py on an H100 (see
-# notes/portable.md), the others are starting points not yet measured on their hardware.
+# compiles exactly these and refuses any object that spills or uses scratch / local memory.
+# sm_90a d64/d128 values come from bench/tune_portable.py on an H100 (see notes/portable.md);
+# the others are chosen to fit the registers (checked statically), not yet timed.  gfx1100
+# (RDNA3 WMMA: every lane holds a 16-row tile's whole head dim of each operand) runs 16 rows
+# per warp with small key blocks, and q . k^T by head-dim chunks (the build's ARCH_OPTIONS).
 TILES: dict[str, dict[tuple[str, int], tuple[int, int, int, int]]] = {
     "sm_90a": {
-        ("plain", 64): (128, 128, 8, 4), ("plain", 128): (128, 64, 8, 3), ("plain", 256): (64, 64, 4, 2),
-        ("masked", 64): (128, 64, 4, 3), ("masked", 128): (128, 128, 8, 3), ("masked", 256): (64, 64, 4, 2),
+        ("plain", 64): (128, 128, 8, 4), ("plain", 128): (128, 64, 8, 3), ("plain", 256): (128, 32, 8, 2),
+        ("masked", 64): (128, 64, 4, 3), ("masked", 128): (128, 128, 8, 3), ("masked", 256): (128, 32, 8, 2),
         ("decode", 64): (16, 64, 4, 3), ("decode", 128): (16, 64, 4, 3), ("decode", 256): (16, 64, 4, 3),
     },
     "sm_80": {
-        ("plain", 64): (128, 64, 4, 3), ("plain", 128): (128, 64, 8, 3), ("plain", 256): (64, 64, 4, 2),
-        ("masked", 64): (128, 64, 4, 3), ("masked", 128): (128, 64, 8, 3), ("masked", 256): (64, 64, 4, 2),
+        ("plain", 64): (128, 64, 4, 3), ("plain", 128): (128, 64, 8, 3), ("plain", 256): (64, 64, 8, 2),
+        ("masked", 64): (128, 64, 4, 3), ("masked", 128): (128, 64, 8, 3), ("masked", 256): (64, 32, 8, 2),
         ("decode", 64): (16, 128, 4, 3), ("decode", 128): (16, 128, 4, 3), ("decode", 256): (16, 64, 4, 3),
     },
     "gfx942": {
@@ -67,9 +70,9 @@ TILES: dict[str, dict[tuple[str, int], tuple[int, int, int, int]]] = {
         ("decode", 64): (16, 128, 4, 2), ("decode", 128): (16, 128, 4, 2), ("decode", 256): (16, 64, 4, 2),
     },
     "gfx1100": {
-        ("plain", 64): (64, 64, 4, 1), ("plain", 128): (64, 32, 4, 1), ("plain", 256): (32, 32, 4, 1),
-        ("masked", 64): (64, 64, 4, 1), ("masked", 128): (64, 32, 4, 1), ("masked", 256): (32, 32, 4, 1),
-        ("decode", 64): (16, 64, 4, 1), ("decode", 128): (16, 64, 4, 1), ("decode", 256): (16, 32, 4, 1),
+        ("plain", 64): (64, 64, 4, 1), ("plain", 128): (64, 16, 4, 1), ("plain", 256): (16, 32, 4, 1),
+        ("masked", 64): (64, 32, 4, 1), ("masked", 128): (64, 16, 4, 1), ("masked", 256): (16, 16, 4, 1),
+        ("decode", 64): (16, 64, 4, 1), ("decode", 128): (16, 32, 4, 1), ("decode", 256): (16, 16, 4, 1),
     },
 }
 COMBINE_TILE = (16, 64, 4, 1)        # BLOCK_R, BLOCK_DV, num_warps, num_stages

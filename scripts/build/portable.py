@@ -8,8 +8,10 @@ Writes kernels/co/<arch>/portable_<variant>.{cubin,co} and portable_manifest.jso
 variants and tiles are pyhipattn.families.portable.variants(arch).  The build fails when a
 variant's parameters disagree with portable_args.h (order, type, natural-alignment offset),
 when the code object's own metadata disagrees with that layout, when Triton asks for global or
-profile scratch, when shared memory exceeds the arch's limit, or when the matrix instructions
-the arch should use (HGMMA on sm_90a fwd, HMMA on sm_80, v_mfma, v_wmma) are missing.
+profile scratch, when the object spills, uses scratch / local memory or more registers than
+the arch has (pyhipattn.codeobj.limits), when shared memory exceeds the arch's limit, or when
+the matrix instructions the arch should use (HGMMA on sm_90a fwd, HMMA on sm_80, v_mfma,
+v_wmma) are missing.
 This is the only place that knows compiler flags.
 """
 
@@ -38,6 +40,21 @@ TARGETS = {  # arch -> (backend, arch id, warp size)
     "gfx942": ("hip", "gfx942", 64),
     "gfx950": ("hip", "gfx950", 64),
     "gfx1100": ("hip", "gfx1100", 32),
+}
+# attn_fwd's source options per arch, beyond the tile (registers: every object must fit them
+# without spilling; see the kernel):
+#   d_chunk   head-dim class -> D_CHUNK, q . k^T by head-dim chunks.  RDNA3's WMMA operands
+#             hold a 16-row tile's whole head dim in every lane: Q and K^T of one key block
+#             alone fill gfx1100's 256 VGPRs at d=256 and crowd them at 64 / 128.
+#   late_rows head-dim classes whose plain variant recomputes its store rows after the loop
+#             too (LATE_ROWS; the masked ones always do): sm_80's plain d64 / d128 spilled
+#             without it.  On the H100 it cost plain d64 / d128 1.5-2.5%, so sm_90a keeps it
+#             off there; its d256 plain needs it (the one spill-free tile without it, (64, 32,
+#             8, 2), ran at 176 TFLOP/s, (128, 32, 8, 2) with it at 338).
+ARCH_OPTIONS = {
+    "sm_90a": dict(late_rows=(256,)),
+    "sm_80": dict(late_rows=(64, 128, 256)),
+    "gfx1100": dict(d_chunk={64: 32, 128: 64, 256: 64}),
 }
 PTR_DIV = 16   # base pointers: 16-byte aligned (the planner's documented requirement)
 INT_DIV = 8    # strides and head dims: multiples of 8 elements (the gate checks)
@@ -96,6 +113,12 @@ def layout_rows(layout) -> list[tuple[str, int, int]]:
     return [(f.name.lower(), f.offset, f.size) for f in layout.fields]
 
 
+def source_options(arch: str, hdc: int) -> dict:
+    """attn_fwd's D_CHUNK and LATE_ROWS constexprs for ``arch`` and head-dim class ``hdc``."""
+    o = ARCH_OPTIONS.get(arch, {})
+    return dict(D_CHUNK=o.get("d_chunk", {}).get(hdc, 0), LATE_ROWS=hdc in o.get("late_rows", ()))
+
+
 def compile_one(job: dict) -> dict:
     """Worker: compile one variant for one arch; returns the binary and facts for the manifest."""
     import triton
@@ -111,7 +134,8 @@ def compile_one(job: dict) -> dict:
         hdc = v["head_dim_class"]
         masked = v["kind"] in ("masked", "decode")
         constexprs = dict(BLOCK_M=v["block_m"], BLOCK_N=v["block_n"], BLOCK_D=hdc, BLOCK_DV=hdc,
-                          IS_MASKED=masked, IS_VARLEN=v["varlen"], HAS_SOFTCAP=masked)
+                          IS_MASKED=masked, IS_VARLEN=v["varlen"], HAS_SOFTCAP=masked,
+                          **source_options(job["arch"], hdc))
     backend, arch_id, warp = TARGETS[job["arch"]]
     t0 = time.time()
     src = triton.compiler.ASTSource(fn=fn, signature=sig, constexprs=constexprs, attrs=attrs_for(fn, sig))
@@ -135,6 +159,7 @@ def check_object(r: dict) -> list[str]:
     """Problems with one built object (empty = fine)."""
     from pyhipattn.arch import arch_info
     from pyhipattn.codeobj import parse_image
+    from pyhipattn.codeobj.limits import resource_report
     from pyhipattn.errors import KernargMismatchError
     from pyhipattn.families import portable as fam
     from pyhipattn.kernargs import check_layout, triton_layout
@@ -145,10 +170,12 @@ def check_object(r: dict) -> list[str]:
     tri = triton_layout(r["signature"])
     if layout_rows(tri) != layout_rows(header) or [f.size for f in tri.fields] != [f.size for f in header.fields]:
         errs.append(f"Triton parameters {layout_rows(tri)} != {r['struct']} in portable_args.h {layout_rows(header)}")
+    kernel = parse_image(r["binary"], f"{arch}/{v['name']}")[r["kernel"]]
     try:
-        check_layout(header, parse_image(r["binary"], f"{arch}/{v['name']}")[r["kernel"]])
+        check_layout(header, kernel)
     except KernargMismatchError as e:
         errs.append(str(e))
+    errs += resource_report(kernel, arch)     # registers, no scratch / local memory, no spills
     if r["global_scratch_size"] or r["profile_scratch_size"]:
         errs.append(f"Triton asks for scratch (global {r['global_scratch_size']}, profile {r['profile_scratch_size']})")
     limit = arch_info(arch).shared_limit
@@ -244,6 +271,7 @@ def main() -> int:
                 name=v["name"], file=fname, kernel=r["kernel"], role=v["role"], dtype=v["dtype"], kind=v["kind"],
                 head_dim_class=v["head_dim_class"], varlen=v["varlen"], masked=v["masked"],
                 block_m=v["block_m"], block_n=v["block_n"], num_warps=v["num_warps"], num_stages=v["num_stages"],
+                options=source_options(arch, v["head_dim_class"]) if v["role"] == "fwd" else {},
                 shared=r["shared"], threads=r["num_warps"] * r["warp_size"],
                 global_scratch_size=r["global_scratch_size"], profile_scratch_size=r["profile_scratch_size"],
                 struct=r["struct"],

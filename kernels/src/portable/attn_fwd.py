@@ -21,6 +21,12 @@ workspace, rows ordered split-major then like LSE ([G][B][Hq][Sq], or [G][Hq][to
 varlen): O partials at WS, LSE partials right after them at WS + G * ws_split_rows * dv.
 attn_combine folds them.  The argument order here is declared once, for the Python side, in
 portable_args.h; the build checks they agree.
+
+Registers: the build refuses any object that spills or uses scratch / local memory.  What
+keeps the register count down: one masked loop for both edges of the key range (after the
+unmasked middle), the window mask as one unsigned compare per score, the epilogue's row
+indices recomputed after the loops (see there), and on RDNA3 q . k^T by head-dim chunks
+(D_CHUNK, chosen per arch by the build).
 """
 
 import triton
@@ -32,24 +38,50 @@ FAR = tl.constexpr(1 << 30)   # "unbounded" window side: no key index comes near
 
 
 @triton.jit
+def _scores_by_chunks(q_rows, row_ok, k_blk, stride_ks, offs_n, kin, head_dim,
+                      BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, D_CHUNK: tl.constexpr):
+    """q . k^T of one key block as a run-time loop over head-dim chunks of D_CHUNK, Q re-read
+    from global memory (cache hits) chunk by chunk.  For RDNA3, whose WMMA operands hold a
+    16-row tile's whole head dim in every lane: Q (16 x 256) and K^T (256 x 16) alone fill the
+    256 VGPRs.  A run-time trip count keeps LLVM from unrolling the loop and hoisting every
+    chunk's loads back together."""
+    qk = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
+    offs_c = tl.arange(0, D_CHUNK)
+    for c in range(0, head_dim, D_CHUNK):
+        cm = (c + offs_c) < head_dim
+        q_c = tl.load(q_rows[:, None] + (c + offs_c)[None, :], mask=row_ok[:, None] & cm[None, :], other=0.0)
+        k_c = tl.load(k_blk + (offs_n[:, None] * stride_ks + (c + offs_c)[None, :]),
+                      mask=kin[:, None] & cm[None, :], other=0.0)
+        qk = tl.dot(q_c, tl.trans(k_c), qk)
+    return qk
+
+
+@triton.jit
 def _attn_step(acc, l_i, m_i, q, k_base, v_base, stride_ks, stride_vs, start_n,
-               offs_n, offs_d, offs_dv, dmask, dvmask, q_diag, seqlen_k, wl_eff, wr_eff,
-               qk_scale, sc_in, sc_out, MASK: tl.constexpr, SOFTCAP: tl.constexpr):
+               offs_n, offs_d, offs_dv, dmask, dvmask, vis_lo, vis_n, seqlen_k,
+               qk_scale, sc_in, sc_out, MASK: tl.constexpr, SOFTCAP: tl.constexpr, D_CHUNK: tl.constexpr):
     """One key block of the online softmax.
 
     MASK 0: a block wholly inside every row's window and inside seqlen_k (no mask arithmetic);
-    1: bound the keys by seqlen_k only; 2: bound + window.  Scores are kept in the log2
-    domain (qk_scale and sc_out carry log2(e)).
+    1: bound the keys by seqlen_k only; 2: row r sees keys vis_lo[r] <= j < vis_lo[r] + vis_n[r]
+    (window and seqlen_k folded in per row: one unsigned compare per score).  Scores are kept
+    in the log2 domain (qk_scale and sc_out carry log2(e)).  ``q``: the Q tile, or with
+    D_CHUNK > 0 (q row pointers, row mask, head_dim) for _scores_by_chunks.
     """
     kpos = start_n + offs_n
-    k_ptrs = k_base + tl.cast(start_n, tl.int64) * stride_ks + (offs_n[:, None] * stride_ks + offs_d[None, :])
+    k_blk = k_base + tl.cast(start_n, tl.int64) * stride_ks
+    k_ptrs = k_blk + (offs_n[:, None] * stride_ks + offs_d[None, :])
     v_ptrs = v_base + tl.cast(start_n, tl.int64) * stride_vs + (offs_n[:, None] * stride_vs + offs_dv[None, :])
-    if MASK > 0:
-        kin = kpos < seqlen_k
-        k = tl.load(k_ptrs, mask=kin[:, None] & dmask[None, :], other=0.0)
+    kin = kpos < seqlen_k
+    if D_CHUNK > 0:
+        qk = _scores_by_chunks(q[0], q[1], k_blk, stride_ks, offs_n, kin, q[2],
+                               q[0].shape[0], offs_n.shape[0], D_CHUNK)
     else:
-        k = tl.load(k_ptrs, mask=dmask[None, :], other=0.0)
-    qk = tl.dot(q, tl.trans(k))
+        if MASK > 0:
+            k = tl.load(k_ptrs, mask=kin[:, None] & dmask[None, :], other=0.0)
+        else:
+            k = tl.load(k_ptrs, mask=dmask[None, :], other=0.0)
+        qk = tl.dot(q, tl.trans(k))
     if SOFTCAP:
         # tanh(y) = 1 - 2 / (1 + e^(2y)); sc_in = 2 * log2(e) * scale / softcap
         qk = sc_out * (1.0 - 2.0 / (1.0 + tl.math.exp2(qk * sc_in)))
@@ -58,7 +90,7 @@ def _attn_step(acc, l_i, m_i, q, k_base, v_base, stride_ks, stride_vs, start_n,
     if MASK == 1:
         qk = tl.where(kin[None, :], qk, float("-inf"))
     if MASK == 2:
-        vis = kin[None, :] & (kpos[None, :] <= q_diag[:, None] + wr_eff) & (kpos[None, :] >= q_diag[:, None] - wl_eff)
+        vis = (kpos[None, :] - vis_lo[:, None]).to(tl.uint32, bitcast=True) < vis_n[:, None].to(tl.uint32, bitcast=True)
         qk = tl.where(vis, qk, float("-inf"))
     m_new = tl.maximum(m_i, tl.max(qk, 1))
     if MASK > 0:
@@ -79,44 +111,59 @@ def _attn_step(acc, l_i, m_i, q, k_base, v_base, stride_ks, stride_vs, start_n,
 
 
 @triton.jit
-def _attn_blocks(acc, l_i, m_i, q, k_base, v_base, stride_ks, stride_vs, lo, hi,
-                 offs_n, offs_d, offs_dv, dmask, dvmask, q_diag, seqlen_k, wl_eff, wr_eff,
-                 qk_scale, sc_in, sc_out,
-                 BLOCK_N: tl.constexpr, MASK: tl.constexpr, SOFTCAP: tl.constexpr):
-    """Key blocks [lo, hi) (multiples of BLOCK_N).  Only the unmasked middle is software-
-    pipelined (the kernel's num_stages): edge runs are a block or two, and pipelining them too
-    would multiply the shared memory."""
-    if MASK > 0:
-        for start_n in tl.range(lo, hi, BLOCK_N, num_stages=1):
+def _attn_range(acc, l_i, m_i, q, k_base, v_base, stride_ks, stride_vs, s_lo, mid_lo, mid_hi, s_hi_blk,
+                offs_n, offs_d, offs_dv, dmask, dvmask, vis_lo, vis_n, seqlen_k, qk_scale, sc_in, sc_out,
+                BLOCK_N: tl.constexpr, IS_MASKED: tl.constexpr, SOFTCAP: tl.constexpr, D_CHUNK: tl.constexpr):
+    """Key blocks [s_lo, s_hi_blk): the unmasked middle [mid_lo, mid_hi) first, software-
+    pipelined (the kernel's num_stages), then the edge blocks [s_lo, mid_lo) and
+    [mid_hi, s_hi_blk) masked, in one loop with num_stages=1.  Edge runs are a block or two:
+    pipelining them too would multiply the shared memory, and a separate loop per edge kept
+    more values live across loops than the registers hold (they spilled)."""
+    for start_n in range(mid_lo, mid_hi, BLOCK_N):
+        acc, l_i, m_i = _attn_step(acc, l_i, m_i, q, k_base, v_base, stride_ks, stride_vs, start_n,
+                                   offs_n, offs_d, offs_dv, dmask, dvmask, vis_lo, vis_n, seqlen_k,
+                                   qk_scale, sc_in, sc_out, 0, SOFTCAP, D_CHUNK)
+    if IS_MASKED:
+        gap = mid_hi - mid_lo
+        for j in tl.range(s_lo, s_hi_blk - gap, BLOCK_N, num_stages=1):
+            start_n = tl.where(j < mid_lo, j, j + gap)
             acc, l_i, m_i = _attn_step(acc, l_i, m_i, q, k_base, v_base, stride_ks, stride_vs, start_n,
-                                       offs_n, offs_d, offs_dv, dmask, dvmask, q_diag, seqlen_k, wl_eff, wr_eff,
-                                       qk_scale, sc_in, sc_out, MASK, SOFTCAP)
+                                       offs_n, offs_d, offs_dv, dmask, dvmask, vis_lo, vis_n, seqlen_k,
+                                       qk_scale, sc_in, sc_out, 2, SOFTCAP, D_CHUNK)
     else:
-        for start_n in range(lo, hi, BLOCK_N):
+        # without a window only the ragged tail block is an edge
+        for start_n in tl.range(mid_hi, s_hi_blk, BLOCK_N, num_stages=1):
             acc, l_i, m_i = _attn_step(acc, l_i, m_i, q, k_base, v_base, stride_ks, stride_vs, start_n,
-                                       offs_n, offs_d, offs_dv, dmask, dvmask, q_diag, seqlen_k, wl_eff, wr_eff,
-                                       qk_scale, sc_in, sc_out, MASK, SOFTCAP)
+                                       offs_n, offs_d, offs_dv, dmask, dvmask, vis_lo, vis_n, seqlen_k,
+                                       qk_scale, sc_in, sc_out, 1, SOFTCAP, D_CHUNK)
     return acc, l_i, m_i
 
 
 @triton.jit
-def _attn_range(acc, l_i, m_i, q, k_base, v_base, stride_ks, stride_vs, s_lo, mid_lo, mid_hi, s_hi_blk,
-                offs_n, offs_d, offs_dv, dmask, dvmask, q_diag, seqlen_k, wl_eff, wr_eff,
-                qk_scale, sc_in, sc_out,
-                BLOCK_N: tl.constexpr, IS_MASKED: tl.constexpr, SOFTCAP: tl.constexpr):
-    """Masked edge blocks [s_lo, mid_lo) and [mid_hi, s_hi_blk), unmasked middle [mid_lo, mid_hi)."""
-    EDGE: tl.constexpr = 2 if IS_MASKED else 1
+def _program_tile(CU_SEQLENS_Q, CU_SEQLENS_K, seqlen_q, seqlen_k, heads_kv, group, late,
+                  BLOCK_M: tl.constexpr, IS_MASKED: tl.constexpr, IS_VARLEN: tl.constexpr):
+    """(split, batch, kv head, q_start, sq, k_start, sk, rows, first row) of this program.
+    ``late`` is a run-time 0 (see the epilogue)."""
+    pid_m = tl.program_id(0) + late
+    pid_bh = tl.program_id(1) + late
+    split = tl.program_id(2)
+    off_b = pid_bh // heads_kv
+    off_hk = pid_bh % heads_kv
+    if IS_VARLEN:
+        q_start = tl.load(CU_SEQLENS_Q + off_b)
+        sq = tl.load(CU_SEQLENS_Q + off_b + 1) - q_start
+        k_start = tl.load(CU_SEQLENS_K + off_b)
+        sk = tl.load(CU_SEQLENS_K + off_b + 1) - k_start
+    else:
+        q_start = late
+        k_start = late
+        sq = seqlen_q + late
+        sk = seqlen_k + late
+    rows = sq * group
     if IS_MASKED:
-        acc, l_i, m_i = _attn_blocks(acc, l_i, m_i, q, k_base, v_base, stride_ks, stride_vs, s_lo, mid_lo,
-                                     offs_n, offs_d, offs_dv, dmask, dvmask, q_diag, seqlen_k, wl_eff, wr_eff,
-                                     qk_scale, sc_in, sc_out, BLOCK_N, EDGE, SOFTCAP)
-    acc, l_i, m_i = _attn_blocks(acc, l_i, m_i, q, k_base, v_base, stride_ks, stride_vs, mid_lo, mid_hi,
-                                 offs_n, offs_d, offs_dv, dmask, dvmask, q_diag, seqlen_k, wl_eff, wr_eff,
-                                 qk_scale, sc_in, sc_out, BLOCK_N, 0, SOFTCAP)
-    acc, l_i, m_i = _attn_blocks(acc, l_i, m_i, q, k_base, v_base, stride_ks, stride_vs, mid_hi, s_hi_blk,
-                                 offs_n, offs_d, offs_dv, dmask, dvmask, q_diag, seqlen_k, wl_eff, wr_eff,
-                                 qk_scale, sc_in, sc_out, BLOCK_N, EDGE, SOFTCAP)
-    return acc, l_i, m_i
+        # causal tiles late in the sequence carry the most work: start them first
+        pid_m = tl.num_programs(0) - 1 - pid_m
+    return split, off_b, off_hk, q_start, sq, k_start, sk, rows, pid_m * BLOCK_M
 
 
 @triton.jit
@@ -134,27 +181,11 @@ def attn_fwd(
     softmax_scale, softcap,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_DV: tl.constexpr,
     IS_MASKED: tl.constexpr, IS_VARLEN: tl.constexpr, HAS_SOFTCAP: tl.constexpr,
+    D_CHUNK: tl.constexpr = 0,       # > 0: q . k^T by head-dim chunks (see _scores_by_chunks)
+    LATE_ROWS: tl.constexpr = False,  # plain variant too: store rows recomputed after the loops
 ):
-    pid_m = tl.program_id(0)
-    pid_bh = tl.program_id(1)
-    split = tl.program_id(2)
-    off_b = pid_bh // heads_kv
-    off_hk = pid_bh % heads_kv
-    if IS_VARLEN:
-        q_start = tl.load(CU_SEQLENS_Q + off_b)
-        sq = tl.load(CU_SEQLENS_Q + off_b + 1) - q_start
-        k_start = tl.load(CU_SEQLENS_K + off_b)
-        sk = tl.load(CU_SEQLENS_K + off_b + 1) - k_start
-    else:
-        q_start = 0
-        k_start = 0
-        sq = seqlen_q
-        sk = seqlen_k
-    rows = sq * group
-    if IS_MASKED:
-        # causal tiles late in the sequence carry the most work: start them first
-        pid_m = tl.num_programs(0) - 1 - pid_m
-    start_m = pid_m * BLOCK_M
+    split, off_b, off_hk, q_start, sq, k_start, sk, rows, start_m = _program_tile(
+        CU_SEQLENS_Q, CU_SEQLENS_K, seqlen_q, seqlen_k, heads_kv, group, 0, BLOCK_M, IS_MASKED, IS_VARLEN)
     if start_m >= rows:
         return
 
@@ -174,7 +205,10 @@ def attn_fwd(
     k_base = K + tl.cast(off_b, tl.int64) * stride_kb + tl.cast(k_start, tl.int64) * stride_ks + tl.cast(off_hk, tl.int64) * stride_kh
     v_base = V + tl.cast(off_b, tl.int64) * stride_vb + tl.cast(k_start, tl.int64) * stride_vs + tl.cast(off_hk, tl.int64) * stride_vh
     q_rows = tl.cast(qi, tl.int64) * stride_qs + tl.cast(gi, tl.int64) * stride_qh
-    q = tl.load(q_base + q_rows[:, None] + offs_d[None, :], mask=row_ok[:, None] & dmask[None, :], other=0.0)
+    if D_CHUNK > 0:
+        q = (q_base + q_rows, row_ok, head_dim)
+    else:
+        q = tl.load(q_base + q_rows[:, None] + offs_d[None, :], mask=row_ok[:, None] & dmask[None, :], other=0.0)
 
     # Key range this row tile can see, then this split's share of its blocks.
     off_diag = sk - sq
@@ -205,7 +239,10 @@ def attn_fwd(
     mid_lo = tl.minimum(tl.maximum(mid_lo, s_lo), s_hi_blk)
     mid_hi = tl.maximum(tl.minimum(mid_hi, s_hi_blk), mid_lo)
 
+    # per row: the first visible key and how many (window and seqlen_k folded in)
     q_diag = qi + off_diag
+    vis_lo = tl.maximum(q_diag - wl_eff, 0)
+    vis_n = tl.maximum(tl.minimum(q_diag + wr_eff + 1, sk) - vis_lo, 0)
     m_i = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)
     l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
     acc = tl.zeros([BLOCK_M, BLOCK_DV], dtype=tl.float32)
@@ -216,19 +253,33 @@ def attn_fwd(
             sc_out = softcap * LOG2E
             acc, l_i, m_i = _attn_range(acc, l_i, m_i, q, k_base, v_base, stride_ks, stride_vs,
                                         s_lo, mid_lo, mid_hi, s_hi_blk, offs_n, offs_d, offs_dv, dmask, dvmask,
-                                        q_diag, sk, wl_eff, wr_eff, qk_scale, sc_in, sc_out,
-                                        BLOCK_N, IS_MASKED, True)
+                                        vis_lo, vis_n, sk, qk_scale, sc_in, sc_out,
+                                        BLOCK_N, IS_MASKED, True, D_CHUNK)
         else:
             acc, l_i, m_i = _attn_range(acc, l_i, m_i, q, k_base, v_base, stride_ks, stride_vs,
                                         s_lo, mid_lo, mid_hi, s_hi_blk, offs_n, offs_d, offs_dv, dmask, dvmask,
-                                        q_diag, sk, wl_eff, wr_eff, qk_scale, 0.0, 0.0,
-                                        BLOCK_N, IS_MASKED, False)
+                                        vis_lo, vis_n, sk, qk_scale, 0.0, 0.0,
+                                        BLOCK_N, IS_MASKED, False, D_CHUNK)
     else:
         acc, l_i, m_i = _attn_range(acc, l_i, m_i, q, k_base, v_base, stride_ks, stride_vs,
                                     s_lo, mid_lo, mid_hi, s_hi_blk, offs_n, offs_d, offs_dv, dmask, dvmask,
-                                    q_diag, sk, wl_eff, wr_eff, qk_scale, 0.0, 0.0,
-                                    BLOCK_N, IS_MASKED, False)
+                                    vis_lo, vis_n, sk, qk_scale, 0.0, 0.0,
+                                    BLOCK_N, IS_MASKED, False, D_CHUNK)
 
+    if IS_MASKED or LATE_ROWS:
+        # The stores' row indices and the program's coordinates, recomputed from a value the
+        # loops produced (l_i >= 0, so ``late`` is 0): computed before the loops, the compiler
+        # keeps them live through the loops (up to 16 rows x 3 registers per thread, plus the
+        # scalars), which spilled in the masked variants (two loops, each twice: with and
+        # without softcap) and in some plain ones.  The build sets LATE_ROWS per arch and head dim: on the H100,
+        # recomputing cost the plain d64 / d128 variants 1.5-2.5%.
+        late = tl.max(tl.where(l_i < 0.0, 1, 0), 0)
+        _, off_b, off_hk, q_start, _, _, _, rows, start_m = _program_tile(
+            CU_SEQLENS_Q, CU_SEQLENS_K, seqlen_q, seqlen_k, heads_kv, group, late, BLOCK_M, IS_MASKED, IS_VARLEN)
+        offs_m = start_m + tl.arange(0, BLOCK_M)
+        row_ok = offs_m < rows
+        qi = offs_m // group
+        head = off_hk * group + offs_m % group
     empty = l_i == 0.0
     out = acc / tl.where(empty, 1.0, l_i)[:, None]
     lse = tl.where(empty, float("-inf"), (m_i + tl.math.log2(tl.where(empty, 1.0, l_i))) * LN2)
