@@ -168,8 +168,19 @@ class Kernel:
         return f"<Kernel {self.name} on device {self.device} from {self.module.code_object.source}>"
 
 
+def _kernel_roots() -> tuple[Path, ...]:
+    from pyhipattn.kernels_dir import kernels_dir
+
+    try:
+        return (kernels_dir(),)
+    except FileNotFoundError:
+        return ()
+
+
 def _resolve_path(path: str | os.PathLike, arch: str) -> Path:
-    """A code-object path: ``{arch}`` filled in, relative paths tried from cwd then the checkout."""
+    """A code-object path: ``{arch}`` filled in, relative paths tried from cwd, the shipped
+    code-object directory (``kernels/co`` or ``PYHIPATTN_KERNELS_DIR``: plans name objects
+    relative to it), then the checkout."""
     text = os.fspath(path)
     candidates = [text.format(arch=a) for a in compatible_arches(arch)] if "{arch}" in text else [text]
     for c in candidates:
@@ -178,7 +189,7 @@ def _resolve_path(path: str | os.PathLike, arch: str) -> Path:
             if p.exists():
                 return p
             continue
-        for root in (Path.cwd(), *_SEARCH_ROOTS):
+        for root in (Path.cwd(), *_kernel_roots(), *_SEARCH_ROOTS):
             if (root / p).exists():
                 return (root / p).resolve()
     raise FileNotFoundError(
