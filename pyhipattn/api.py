@@ -252,27 +252,34 @@ def _torch_fast(q, k, v, softmax_scale, causal, window_size, softcap, return_lse
     if (qp | kp | vp) & 15:
         return None, None
     prep, out_shape, lse_shape, dtype = hit
-    torch = _torch_mod()
+    torch = _TORCH or _torch_mod()
     dev = q.device
     out = torch.empty(out_shape, dtype=dtype, device=dev)
     lse = torch.empty(lse_shape, dtype=torch.float32, device=dev) if return_lse else None
     stream = torch._C._cuda_getCurrentRawStream(dev.index)
     _launch(prep, {"q": qp, "k": kp, "v": vp, "out": out.data_ptr(), "lse": lse.data_ptr() if return_lse else 0},
-            stream, q)
+            stream, q, torch_current=True)
     return key, ((out, lse) if return_lse else out)
 
 
+_TORCH = None
+
+
 def _torch_mod():
+    global _TORCH
     import torch
 
+    _TORCH = torch
     return torch
 
 
-def _launch(prep, ptrs: dict, stream: int, like) -> None:
+def _launch(prep, ptrs: dict, stream: int, like, torch_current: bool = False) -> None:
     """``prep.launch``, except that a split-K call being captured into a graph gets scratch the
     graph owns (``outputs.capture_scratch``) instead of the stream's shared workspace, which may
-    grow (free + alloc) after the capture."""
-    if prep.workspace_bytes and _backend().stream_is_capturing(stream, prep.device):
+    grow (free + alloc) after the capture.  ``torch_current``: ``stream`` is torch's current
+    stream, so torch's own (cheaper) capture query answers."""
+    if prep.workspace_bytes and (_TORCH._C._cuda_isCurrentStreamCapturing() if torch_current
+                                 else _backend().stream_is_capturing(stream, prep.device)):
         scratch = outputs.capture_scratch(like, prep.workspace_bytes, stream)
         prep.launch(ptrs, stream, workspace=scratch.data_ptr())
     else:

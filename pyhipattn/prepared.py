@@ -18,6 +18,7 @@ _U64 = struct.Struct("<Q")
 @dataclass(frozen=True)
 class Launch:
     kernel: object                      # runtime.modules.Kernel
+    function: int                       # its driver handle
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
     shared_mem: int
@@ -28,12 +29,13 @@ class Launch:
 class Prepared:
     """Launches of one problem on one device, ready to run with fresh pointers."""
 
-    __slots__ = ("launches", "workspace_bytes", "device")
+    __slots__ = ("launches", "workspace_bytes", "device", "backend")
 
-    def __init__(self, launches: tuple[Launch, ...], workspace_bytes: int, device: int) -> None:
+    def __init__(self, launches: tuple[Launch, ...], workspace_bytes: int, device: int, backend) -> None:
         self.launches = launches
         self.workspace_bytes = workspace_bytes
         self.device = device
+        self.backend = backend
 
     def launch(self, pointers: dict[str, int], stream: int, workspace: int | None = None) -> None:
         """Queue every kernel on ``stream``; ``pointers`` maps slot names to device addresses.
@@ -53,12 +55,16 @@ class Prepared:
             self._queue(pointers, stream)
 
     def _queue(self, pointers: dict[str, int], stream: int) -> None:
+        # The shared-memory limits were raised in prepare(); the context is made current once.
         pack = _U64.pack_into
+        backend = self.backend
+        backend.make_current(self.device)
+        launch = backend.launch
         for ln in self.launches:
             buf = bytearray(ln.template)
             for name, off in ln.slots:
                 pack(buf, off, pointers.get(name, 0))
-            ln.kernel.launch(ln.grid, ln.block, ln.shared_mem, stream, buf)
+            launch(ln.function, ln.grid, ln.block, ln.shared_mem, stream, buf)
 
 
 def prepare(plans, device: int) -> Prepared:
@@ -69,12 +75,17 @@ def prepare(plans, device: int) -> Prepared:
     """
     from .runtime.modules import default_cache
 
+    from .runtime.detect import get_backend
+
     launches = []
     for p in plans:
         if 0 in p.grid:
             continue
         k = default_cache.kernel(device, p.code_object, p.kernel)
         k.check_kernargs(len(p.kernargs), f"plan for {p.kernel}")
-        launches.append(Launch(k, p.grid, p.block, p.shared_mem, bytes(p.kernargs), tuple(p.pointer_slots)))
+        if p.shared_mem > k._shared_allowed:
+            k.allow_shared(p.shared_mem)      # once, here, not per call
+        launches.append(Launch(k, k.function, p.grid, p.block, p.shared_mem, bytes(p.kernargs),
+                               tuple(p.pointer_slots)))
     ws = max((p.workspace_bytes for p in plans), default=0)
-    return Prepared(tuple(launches), ws, device)
+    return Prepared(tuple(launches), ws, device, get_backend())
