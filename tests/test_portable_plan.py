@@ -52,7 +52,7 @@ def test_plans_every_shape_and_feature(arch):
             a = unpack(fwd, "portable_fwd_args")
             assert a["group"] == hq // hk and a["head_dim"] == d and a["head_dim_v"] == dv
             assert fwd.grid[1] == b * hk and fwd.grid[0] * portable.manifest(arch)["by_name"][
-                portable.variant_name(dt, portable.tile_kind(p), portable.head_dim_class(p), p.varlen)][
+                portable.variant_name(dt, portable.tile_kind(p, arch), portable.head_dim_class(p), p.varlen)][
                 "block_m"] >= sq * (hq // hk)
             assert fwd.threads in (64, 128, 256, 512)
             assert len(fwd.kernargs) == 208
@@ -91,6 +91,33 @@ def test_kind_selection():
     assert portable.tile_kind(make_problem(sq=512)) == "plain"
     assert portable.tile_kind(make_problem(sq=512, causal=True)) == "masked"
     assert portable.tile_kind(make_problem(sq=512, softcap=10.0)) == "masked"
+
+
+def test_short_kv_kinds_where_the_arch_has_tiles():
+    short = portable.SHORT_KV
+    # sm_90a: d64 plain / masked and d128 masked have short tiles; d128 plain and d256 do not
+    assert portable.tile_kind(make_problem(sq=512, sk=512, d=64), "sm_90a") == "plain_short"
+    assert portable.tile_kind(make_problem(sq=512, sk=short, d=64, causal=True), "sm_90a") == "masked_short"
+    assert portable.tile_kind(make_problem(sq=512, sk=512, d=128, causal=True), "sm_90a") == "masked_short"
+    assert portable.tile_kind(make_problem(sq=512, sk=512, d=128), "sm_90a") == "plain"
+    assert portable.tile_kind(make_problem(sq=512, sk=512, d=256, causal=True), "sm_90a") == "masked"
+    # longer KV, varlen, decode and the other arches keep their kinds
+    assert portable.tile_kind(make_problem(sq=512, sk=short + 1, d=64), "sm_90a") == "plain"
+    assert portable.tile_kind(make_problem(sq=512, sk=512, d=64, varlen=True), "sm_90a") == "plain"
+    assert portable.tile_kind(make_problem(sq=1, sk=512, hq=32, hk=8, d=64), "sm_90a") == "decode"
+    for arch in ("sm_80", "gfx942", "gfx950", "gfx1100"):
+        assert portable.tile_kind(make_problem(sq=512, sk=512, d=64), arch) == "plain"
+        assert portable.tile_kind(make_problem(sq=512, sk=512, d=128, causal=True), arch) == "masked"
+    # the planned launch uses the short object's tile and code
+    p = make_problem(b=32, sq=512, sk=512, hq=16, hk=16, d=128, causal=True)
+    (fwd,) = portable.plan(p, "sm_90a", 132, 1)
+    obj = portable.manifest("sm_90a")["by_name"]["fwd_bf16_d128_masked_short"]
+    assert fwd.code_object.endswith(obj["file"]) and obj["masked"] and not obj["varlen"]
+    assert fwd.grid == (512 // obj["block_m"], 32 * 16, 1)
+    assert (obj["block_m"], obj["block_n"], obj["num_warps"], obj["num_stages"]) == \
+        portable.TILES["sm_90a"][("masked_short", 128)]
+    assert not portable.manifest("sm_90a")["by_name"]["fwd_fp16_d64_plain_short"]["masked"]
+    assert not any("short" in o["name"] for o in portable.manifest("sm_80")["objects"])
 
 
 @pytest.mark.parametrize("bad, why", [

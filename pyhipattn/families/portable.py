@@ -8,6 +8,9 @@ dispatch falls back to.  Variants per (dtype, head-dim class 64/128/256):
   masked  causal / window / softcap, edge blocks masked, invisible blocks skipped;
   decode  like masked, with a 16-row tile for sq * group <= 16 (packed GQA), no varlen;
 plain and masked also come as varlen variants; one split-K combine kernel per dtype.
+Short KV (seqlen_k <= SHORT_KV, not varlen): the kinds plain_short / masked_short, the same
+code with a smaller tile, where an arch has tiles for them (sm_90a: d64 plain and masked, d128
+masked); elsewhere those problems take the plain / masked objects.
 
 Launch: grid (cdiv(sq * group, BLOCK_M), batch * heads_k, num_splits) of num_warps * wave
 threads; with num_splits > 1 a combine launch follows, and both take the ``workspace`` slot
@@ -53,6 +56,10 @@ TILES: dict[str, dict[tuple[str, int], tuple[int, int, int, int]]] = {
         ("plain", 64): (128, 128, 8, 4), ("plain", 128): (128, 64, 8, 3), ("plain", 256): (128, 32, 8, 2),
         ("masked", 64): (128, 64, 4, 3), ("masked", 128): (128, 128, 8, 3), ("masked", 256): (128, 32, 8, 2),
         ("decode", 64): (16, 64, 4, 3), ("decode", 128): (16, 64, 4, 3), ("decode", 256): (16, 64, 4, 3),
+        # seqlen_k <= SHORT_KV: a few key blocks per program, so prologue and epilogue weigh more and
+        # smaller tiles (more CTAs per SM) win; measured at s = 512 / 1024 (notes/portable.md)
+        ("plain_short", 64): (128, 64, 8, 3), ("masked_short", 64): (64, 64, 4, 3),
+        ("masked_short", 128): (64, 64, 4, 3),
     },
     "sm_80": {
         ("plain", 64): (128, 64, 4, 3), ("plain", 128): (128, 64, 8, 3), ("plain", 256): (64, 64, 8, 2),
@@ -80,6 +87,10 @@ COMBINE_TILE = (16, 64, 4, 1)        # BLOCK_R, BLOCK_DV, num_warps, num_stages
 # faster with 8 splits (128 of 132 SMs) than FA2's 7, and decode 128k 1-3% faster with 16
 # than 15; packing more splits per SM (2 waves and up) was slower (notes/portable.md).
 SPLIT_EFFICIENCY = 0.95
+# Short-KV kinds: (kind, the kind whose code they run).  Chosen for seqlen_k <= SHORT_KV when the
+# arch has a tile for (short kind, head-dim class); not for varlen (seqlen_k is only the maximum).
+SHORT_KINDS = {"plain_short": "plain", "masked_short": "masked"}
+SHORT_KV = 1024
 
 
 def variant_name(dtype: str, kind: str, hd_class: int = 0, varlen: bool = False) -> str:
@@ -94,11 +105,14 @@ def variants(arch: str) -> list[dict]:
     out = []
     for dt in DTYPES:
         for hdc in HEAD_DIM_CLASSES:
-            for kind in ("plain", "masked", "decode"):
-                for varlen in ((False, True) if kind != "decode" else (False,)):
+            for kind in ("plain", "masked", "decode", *SHORT_KINDS):
+                if (kind, hdc) not in TILES[arch]:
+                    continue        # a short kind this arch does not build: plain / masked run it
+                for varlen in ((False, True) if kind in ("plain", "masked") else (False,)):
                     bm, bn, nw, ns = TILES[arch][(kind, hdc)]
                     out.append(dict(name=variant_name(dt, kind, hdc, varlen), role="fwd", dtype=dt, kind=kind,
-                                    head_dim_class=hdc, varlen=varlen, masked=kind != "plain",
+                                    head_dim_class=hdc, varlen=varlen,
+                                    masked=SHORT_KINDS.get(kind, kind) != "plain",
                                     block_m=bm, block_n=bn, num_warps=nw, num_stages=ns))
         br, bdv, nw, ns = COMBINE_TILE
         out.append(dict(name=variant_name(dt, "combine"), role="combine", dtype=dt, kind="combine",
@@ -164,11 +178,18 @@ def effective_window(problem: Problem) -> tuple[int, int]:
     return wl, wr
 
 
-def tile_kind(problem: Problem) -> str:
+def tile_kind(problem: Problem, arch: str | None = None) -> str:
+    """decode, plain or masked; with ``arch``, plain_short / masked_short for seqlen_k <= SHORT_KV
+    (not varlen) where the arch has a tile for them at this head-dim class."""
     wl, wr = effective_window(problem)
     if not problem.varlen and problem.seqlen_q * problem.group_size <= DECODE_ROWS:
         return "decode"
-    return "masked" if (wl >= 0 or wr >= 0 or problem.softcap > 0) else "plain"
+    kind = "masked" if (wl >= 0 or wr >= 0 or problem.softcap > 0) else "plain"
+    if arch is not None and not problem.varlen and problem.seqlen_k <= SHORT_KV:
+        short = kind + "_short"
+        if (short, head_dim_class(problem)) in TILES.get(canonical_arch(arch), {}):
+            return short
+    return kind
 
 
 def gate(problem: Problem, arch: str, compute_units: int | None = None) -> str | None:
@@ -201,7 +222,7 @@ def gate(problem: Problem, arch: str, compute_units: int | None = None) -> str |
             return f"{nm} strides {s} are not multiples of 8 elements (the kernels use 16-byte loads)"
         if any(abs(x) > _I32_MAX for x in s[1:]):
             return f"{nm} sequence/head strides {s[1:]} exceed 32 bits"
-    name = variant_name(p.dtype, tile_kind(p), head_dim_class(p), p.varlen)
+    name = variant_name(p.dtype, tile_kind(p, a), head_dim_class(p), p.varlen)
     if name not in manifest(a)["by_name"]:
         return f"variant portable_{name} is not in kernels/co/{a}"
     return None
@@ -214,7 +235,7 @@ def split_work(problem: Problem, arch: str) -> tuple[int, int]:
     """(parallel programs, KV blocks) of ``problem`` with this family's tiles: the inputs of
     dispatch's split heuristic."""
     a = canonical_arch(arch)
-    bm, bn, _, _ = TILES[a][(tile_kind(problem), head_dim_class(problem) or 256)]
+    bm, bn, _, _ = TILES[a][(tile_kind(problem, a), head_dim_class(problem) or 256)]
     programs = problem.batch * problem.heads_k * -(-problem.seqlen_q * problem.group_size // bm)
     return programs, -(-problem.seqlen_k // bn)
 
@@ -236,7 +257,7 @@ def plan(problem: Problem, arch: str, compute_units: int, num_splits: int) -> li
     a = canonical_arch(arch)
     p = problem
     m = manifest(a)
-    kind = tile_kind(p)
+    kind = tile_kind(p, a)
     hdc = head_dim_class(p)
     obj = m["by_name"][variant_name(p.dtype, kind, hdc, p.varlen)]
     g = p.group_size

@@ -5,7 +5,8 @@ on a CPU-only machine, with triton==3.6.0.
     python3 scripts/build/portable.py [--arch sm_90a ...] [--out kernels/co] [--jobs 2]
 
 Writes kernels/co/<arch>/portable_<variant>.{cubin,co} and portable_manifest.json.  The
-variants and tiles are pyhipattn.families.portable.variants(arch).  The build fails when a
+variants and tiles are pyhipattn.families.portable.variants(arch) (sm_90a also gets short-KV
+variants, plain_short / masked_short, for seqlen_k <= SHORT_KV).  The build fails when a
 variant's parameters disagree with portable_args.h (order, type, natural-alignment offset),
 when the code object's own metadata disagrees with that layout, when Triton asks for global or
 profile scratch, when the object spills, uses scratch / local memory or more registers than
@@ -46,13 +47,16 @@ TARGETS = {  # arch -> (backend, arch id, warp size)
 #   d_chunk   head-dim class -> D_CHUNK, q . k^T by head-dim chunks.  RDNA3's WMMA operands
 #             hold a 16-row tile's whole head dim in every lane: Q and K^T of one key block
 #             alone fill gfx1100's 256 VGPRs at d=256 and crowd them at 64 / 128.
-#   late_rows head-dim classes whose plain variant recomputes its store rows after the loop
-#             too (LATE_ROWS; the masked ones always do): sm_80's plain d64 / d128 spilled
-#             without it.  On the H100 it cost plain d64 / d128 1.5-2.5%, so sm_90a keeps it
-#             off there; its d256 plain needs it (the one spill-free tile without it, (64, 32,
-#             8, 2), ran at 176 TFLOP/s, (128, 32, 8, 2) with it at 338).
+#   late_rows head-dim classes (any plain kind) or (kind, head-dim class) pairs whose plain
+#             variant recomputes its store rows after the loop too (LATE_ROWS; the masked ones
+#             always do): sm_80's plain d64 / d128 spilled without it.  On the H100 it cost plain
+#             d64 / d128 1.5-2.5%, so sm_90a keeps it off there; its d256 plain needs it (the one
+#             spill-free tile without it, (64, 32, 8, 2), ran at 176 TFLOP/s, (128, 32, 8, 2)
+#             with it at 338), and so does its short-KV d64 tile (128, 64, 8, 3): 123 registers
+#             with it, two CTAs per SM; 160 without, one CTA per SM, 228 instead of ~320 TFLOP/s
+#             at s = 512 (notes/portable.md).
 ARCH_OPTIONS = {
-    "sm_90a": dict(late_rows=(256,)),
+    "sm_90a": dict(late_rows=(256, ("plain_short", 64))),
     "sm_80": dict(late_rows=(64, 128, 256)),
     "gfx1100": dict(d_chunk={64: 32, 128: 64, 256: 64}),
 }
@@ -113,10 +117,12 @@ def layout_rows(layout) -> list[tuple[str, int, int]]:
     return [(f.name.lower(), f.offset, f.size) for f in layout.fields]
 
 
-def source_options(arch: str, hdc: int) -> dict:
-    """attn_fwd's D_CHUNK and LATE_ROWS constexprs for ``arch`` and head-dim class ``hdc``."""
+def source_options(arch: str, hdc: int, kind: str = "plain") -> dict:
+    """attn_fwd's D_CHUNK and LATE_ROWS constexprs for ``arch``, head-dim class ``hdc`` and
+    variant kind ``kind``."""
     o = ARCH_OPTIONS.get(arch, {})
-    return dict(D_CHUNK=o.get("d_chunk", {}).get(hdc, 0), LATE_ROWS=hdc in o.get("late_rows", ()))
+    late = o.get("late_rows", ())
+    return dict(D_CHUNK=o.get("d_chunk", {}).get(hdc, 0), LATE_ROWS=hdc in late or (kind, hdc) in late)
 
 
 def compile_one(job: dict) -> dict:
@@ -132,10 +138,10 @@ def compile_one(job: dict) -> dict:
         constexprs = dict(BLOCK_R=v["block_m"], BLOCK_DV=v["block_n"])
     else:
         hdc = v["head_dim_class"]
-        masked = v["kind"] in ("masked", "decode")
+        masked = v["masked"]            # masked, masked_short, decode
         constexprs = dict(BLOCK_M=v["block_m"], BLOCK_N=v["block_n"], BLOCK_D=hdc, BLOCK_DV=hdc,
                           IS_MASKED=masked, IS_VARLEN=v["varlen"], HAS_SOFTCAP=masked,
-                          **source_options(job["arch"], hdc))
+                          **source_options(job["arch"], hdc, v["kind"]))
     backend, arch_id, warp = TARGETS[job["arch"]]
     t0 = time.time()
     src = triton.compiler.ASTSource(fn=fn, signature=sig, constexprs=constexprs, attrs=attrs_for(fn, sig))
@@ -271,7 +277,7 @@ def main() -> int:
                 name=v["name"], file=fname, kernel=r["kernel"], role=v["role"], dtype=v["dtype"], kind=v["kind"],
                 head_dim_class=v["head_dim_class"], varlen=v["varlen"], masked=v["masked"],
                 block_m=v["block_m"], block_n=v["block_n"], num_warps=v["num_warps"], num_stages=v["num_stages"],
-                options=source_options(arch, v["head_dim_class"]) if v["role"] == "fwd" else {},
+                options=source_options(arch, v["head_dim_class"], v["kind"]) if v["role"] == "fwd" else {},
                 shared=r["shared"], threads=r["num_warps"] * r["warp_size"],
                 global_scratch_size=r["global_scratch_size"], profile_scratch_size=r["profile_scratch_size"],
                 struct=r["struct"],
