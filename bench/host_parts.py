@@ -70,10 +70,18 @@ def main() -> None:
         "torch SDPA": lambda: torch.nn.functional.scaled_dot_product_attention(
             q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), enable_gqa=True),
     }
-    print(f"{'part':30s} {'idle GPU':>9s} {'no sync':>9s}  (p50 us, 2000 calls)")
+    q2 = torch.randn(1, 1, 32, 128, device="cuda", dtype=torch.bfloat16)
+    k2 = torch.randn(1, 4096, 8, 128, device="cuda", dtype=torch.bfloat16)
+    v2 = torch.randn(1, 4096, 8, 128, device="cuda", dtype=torch.bfloat16)
+    pyhipattn.mha_fwd(q2, k2, v2)
+    parts["whole mha_fwd, split-K decode (2 launches)"] = lambda: pyhipattn.mha_fwd(q2, k2, v2)
+    parts["torch SDPA, same shape"] = lambda: torch.nn.functional.scaled_dot_product_attention(
+        q2.transpose(1, 2), k2.transpose(1, 2), v2.transpose(1, 2), enable_gqa=True)
+    parts["capture query (torch)"] = lambda: torch._C._cuda_isCurrentStreamCapturing()
+    print(f"{'part':42s} {'idle GPU':>9s} {'no sync':>9s}  (p50 us, 2000 calls)")
     for name, fn in parts.items():
         fn()
-        print(f"{name:30s} {p50(fn, True):9.2f} {p50(fn, False, 300):9.2f}", flush=True)
+        print(f"{name:42s} {p50(fn, True):9.2f} {p50(fn, False, 300):9.2f}", flush=True)
         torch.cuda.synchronize()
 
 
