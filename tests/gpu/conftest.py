@@ -33,3 +33,24 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "tests/gpu" in str(item.fspath).replace(os.sep, "/"):
             item.add_marker(mark)
+
+
+@pytest.fixture(scope="module")
+def torch():
+    """torch, with a GPU it can see (else the test skips with the reason)."""
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA/ROCm device visible to torch")
+    return torch
+
+
+@pytest.fixture(scope="module")
+def cupy():
+    """cupy, with a GPU it can see (else the test skips with the reason)."""
+    cupy = pytest.importorskip("cupy")
+    try:
+        if cupy.cuda.runtime.getDeviceCount() == 0:
+            raise RuntimeError("no device")
+    except Exception:
+        pytest.skip("no GPU visible to CuPy")
+    return cupy

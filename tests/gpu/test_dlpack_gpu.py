@@ -20,25 +20,6 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def torch():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("no CUDA/ROCm device visible to torch")
-    return torch
-
-
-@pytest.fixture(scope="module")
-def cupy():
-    cupy = pytest.importorskip("cupy")
-    try:
-        if cupy.cuda.runtime.getDeviceCount() == 0:
-            raise RuntimeError("no device")
-    except Exception:
-        pytest.skip("no GPU visible to CuPy")
-    return cupy
-
-
-@pytest.fixture(scope="module")
 def gpu_type(torch) -> int:
     return ROCM if torch.version.hip else CUDA
 

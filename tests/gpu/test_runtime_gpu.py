@@ -83,19 +83,6 @@ def add():
     return pyhipattn.load(CUBIN)["add_kernel"]
 
 
-@pytest.fixture(scope="module")
-def torch():
-    torch = pytest.importorskip("torch")
-    if not torch.cuda.is_available():
-        pytest.skip("torch sees no CUDA device")
-    return torch
-
-
-@pytest.fixture(scope="module")
-def cupy():
-    return pytest.importorskip("cupy")
-
-
 # ---- the kernel and its metadata ---------------------------------------------------
 
 def test_add_kernel_metadata_matches_the_header_struct(add):
