@@ -20,10 +20,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import struct
 import sys
-import time
 from pathlib import Path
 from typing import Callable
 
@@ -33,25 +31,15 @@ sys.path.insert(0, str(ROOT))
 import pyhipattn  # noqa: E402
 from pyhipattn import runtime  # noqa: E402
 from pyhipattn.arch import compatible_arches  # noqa: E402
+from pyhipattn.bench import host_time  # noqa: E402
 from pyhipattn.runtime._driver import KernargScratch  # noqa: E402
 
 
 def measure(fn: Callable[[], None], sync: Callable[[], None], rounds: int, calls: int) -> dict:
-    for _ in range(50):  # warm up: module loaded, caches filled, code paths hot
-        fn()
-    sync()
-    p50s = []
-    clock = time.perf_counter_ns
-    for _ in range(rounds):
-        samples = []
-        for _ in range(calls):
-            t0 = clock()
-            fn()
-            samples.append(clock() - t0)
-        sync()  # GPU idle (queue empty) before the next round
-        p50s.append(statistics.median(samples) / 1e3)
-    return {"p50_us": round(statistics.median(p50s), 3), "best_round_p50_us": round(min(p50s), 3),
-            "rounds_p50_us": [round(v, 3) for v in p50s]}
+    """Back-to-back launches, the GPU idle between rounds (pyhipattn.bench.host_time)."""
+    r = host_time(fn, sync, rounds, calls, sync_each=False)
+    return {"p50_us": round(r["p50_us"], 3), "best_round_p50_us": round(r["best_round_p50_us"], 3),
+            "rounds_p50_us": [round(v, 3) for v in r["rounds_p50_us"]]}
 
 
 def main() -> None:
