@@ -10,11 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 import struct
-import subprocess
-import sys
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -25,36 +21,14 @@ from pyhipattn.errors import KernargMismatchError, UnsupportedError
 from pyhipattn.families import asm_v3, asm_v3_table
 from pyhipattn.families.base import Problem
 
-WHEEL_VERSION = "0.1.7.post2.dev18"
-WHEEL_DIR = Path.home() / ".cache" / "pyhipattn" / "wheels"
-WHEEL = WHEEL_DIR / f"amd_aiter-{WHEEL_VERSION}-py3-none-any.whl"
-
 FAKE = {"q": 0x1000_0000_0001, "k": 0x2000_0000_0002, "v": 0x3000_0000_0003, "out": 0x4000_0000_0004,
         "lse": 0x5000_0000_0005, "cu_seqlens_q": 0x6000_0000_0006, "cu_seqlens_k": 0x7000_0000_0007}
 
 
-def _need(reason: str):
-    if os.environ.get("PYHIPATTN_REQUIRE_TOOLS") == "1":
-        pytest.fail(reason)
-    pytest.skip(reason)
-
-
 @pytest.fixture(scope="session")
-def hsa_dir(tmp_path_factory) -> Path:
-    """aiter_meta/hsa (fmha_v3_fwd objects only) unpacked from the wheel."""
-    if not WHEEL.is_file():
-        try:
-            subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-                            f"amd-aiter=={WHEEL_VERSION}", "-d", str(WHEEL_DIR)],
-                           check=True, capture_output=True, timeout=600)
-        except (subprocess.SubprocessError, OSError) as e:
-            _need(f"amd-aiter {WHEEL_VERSION} wheel not available ({type(e).__name__})")
-        if not WHEEL.is_file():
-            _need(f"pip did not produce {WHEEL.name}")
-    root = tmp_path_factory.mktemp("aiter")
-    with zipfile.ZipFile(WHEEL) as z:
-        z.extractall(root, [n for n in z.namelist() if n.startswith("aiter_meta/hsa/") and "/fmha_v3_fwd/" in n])
-    return root / "aiter_meta" / "hsa"
+def hsa_dir(aiter_hsa_dir) -> Path:
+    """aiter_meta/hsa (fmha_v3_fwd objects only) unpacked from the wheel (tests/conftest.py)."""
+    return aiter_hsa_dir
 
 
 @pytest.fixture

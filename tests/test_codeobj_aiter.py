@@ -2,22 +2,16 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import zipfile
-from pathlib import Path
 
 import pytest
+from conftest import aiter_wheel
 
 from pyhipattn.codeobj import is_code_object, read
 from pyhipattn.inspect import inspect_records
 
 pytestmark = pytest.mark.network
 
-WHEEL_SPEC = "amd-aiter==0.1.7.post2.dev18"
-WHEEL_NAME = "amd_aiter-0.1.7.post2.dev18-py3-none-any.whl"   # pure-Python tag: no --platform needed
-CACHE = Path(os.environ.get("PYHIPATTN_WHEEL_CACHE", Path.home() / ".cache" / "pyhipattn" / "wheels"))
 HSA = "aiter_meta/hsa/"
 #: Files under aiter_meta/hsa/ that start with ELF magic (observed; the rest are .csv / .py).
 EXPECTED_CODE_OBJECTS = 2501
@@ -25,16 +19,7 @@ EXPECTED_CODE_OBJECTS = 2501
 
 @pytest.fixture(scope="module")
 def wheel() -> zipfile.ZipFile:
-    path = CACHE / WHEEL_NAME
-    if not path.exists():
-        CACHE.mkdir(parents=True, exist_ok=True)
-        proc = subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", WHEEL_SPEC, "-d", str(CACHE)],
-            capture_output=True, text=True,
-        )
-        if proc.returncode != 0 or not path.exists():
-            pytest.skip(f"cannot download {WHEEL_SPEC}: {proc.stderr.strip()[-300:]}")
-    return zipfile.ZipFile(path)
+    return zipfile.ZipFile(aiter_wheel())   # cached download, shared with the other AITER tests
 
 
 @pytest.fixture(scope="module")
