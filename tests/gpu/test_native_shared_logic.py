@@ -16,7 +16,6 @@ to write shows up as NaN.
 
 from __future__ import annotations
 
-import ctypes
 import math
 import os
 import sys
@@ -27,13 +26,13 @@ sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..",
 
 from pyhipattn.families import native_splitk  # noqa: E402
 from pyhipattn.families.base import Problem  # noqa: E402
-from pyhipattn.kernels_dir import kernels_dir  # noqa: E402
+from pyhipattn.prepared import prepare  # noqa: E402
 from pyhipattn.reference import attention_ref, rel_error  # noqa: E402
 
 torch = pytest.importorskip("torch")
 if not torch.cuda.is_available():
     pytest.skip("needs an NVIDIA GPU", allow_module_level=True)
-driver = pytest.importorskip("cuda.bindings.driver")
+pytest.importorskip("cuda.bindings.driver")
 
 TOL = {"bf16": 1e-2, "fp16": 2e-3}
 TORCH_DTYPE = {"bf16": torch.bfloat16, "fp16": torch.float16}
@@ -42,53 +41,6 @@ TORCH_DTYPE = {"bf16": torch.bfloat16, "fp16": torch.float16}
 def _arch() -> str:
     major, minor = torch.cuda.get_device_capability()
     return "sm_90a" if (major, minor) == (9, 0) else "sm_80"
-
-
-class _Cuda:
-    """Just enough of the driver API: load a cubin once, launch a LaunchPlan with `extra`."""
-
-    def __init__(self) -> None:
-        torch.empty(1, device="cuda")               # the primary context, current on this thread
-        self.modules: dict[str, object] = {}
-        self.functions: dict[tuple[str, str], object] = {}
-
-    @staticmethod
-    def check(result):
-        err, *rest = result if isinstance(result, tuple) else (result,)
-        if err != driver.CUresult.CUDA_SUCCESS:
-            _, msg = driver.cuGetErrorString(err)
-            raise RuntimeError(f"CUDA driver: {err!r} {msg!r}")
-        return rest[0] if len(rest) == 1 else rest
-
-    def function(self, path: str, name: str):
-        key = (path, name)
-        if key not in self.functions:
-            if path not in self.modules:
-                data = open(path, "rb").read()
-                image = ctypes.create_string_buffer(data, len(data))
-                self.modules[path] = self.check(driver.cuModuleLoadData(ctypes.addressof(image)))
-            self.functions[key] = self.check(driver.cuModuleGetFunction(self.modules[path], name.encode()))
-        return self.functions[key]
-
-    def launch(self, plan, pointers: dict[str, int]) -> None:
-        bound = plan.bind(pointers)
-        f = self.function(str(kernels_dir() / bound.code_object), bound.kernel)
-        buf = ctypes.create_string_buffer(bound.kernargs, len(bound.kernargs))
-        size = ctypes.c_size_t(len(bound.kernargs))
-        extra = (ctypes.c_void_p * 5)(1, ctypes.addressof(buf), 2, ctypes.addressof(size), 0)
-        stream = driver.CUstream(torch.cuda.current_stream().cuda_stream)
-        self.check(driver.cuLaunchKernel(f, *bound.grid, *bound.block, bound.shared_mem, stream, None,
-                                         ctypes.addressof(extra)))
-
-
-_CUDA: _Cuda | None = None
-
-
-def _cuda() -> _Cuda:
-    global _CUDA
-    if _CUDA is None:
-        _CUDA = _Cuda()
-    return _CUDA
 
 
 def _strides(t) -> tuple[int, int, int]:
@@ -127,9 +79,9 @@ def run_case(b, sq, sk, hq, hk, d, dtype, causal=False, window=(-1, -1), splits=
     ws = torch.full((max(1, ws_bytes // 4),), float("nan"), device="cuda", dtype=torch.float32)
     pointers = {"q": q.data_ptr(), "k": k.data_ptr(), "v": v.data_ptr(), "out": out.data_ptr(),
                 "lse": lse.data_ptr() if want_lse else 0, "workspace": ws.data_ptr()}
-    cuda = _cuda()
-    for p in plans:
-        cuda.launch(p, pointers)
+    # through pyhipattn's own runtime (module cache, launch); the scratch is the NaN-poisoned ws
+    prepare(plans, q.device.index).launch(pointers, torch.cuda.current_stream().cuda_stream,
+                                          workspace=ws.data_ptr())
     torch.cuda.synchronize()
 
     ref_out, ref_lse = attention_ref(q, k, v, softmax_scale=scale, causal=causal, window=window)
