@@ -5,7 +5,7 @@ from __future__ import annotations
 import zipfile
 
 import pytest
-from conftest import aiter_wheel
+from _aiter import aiter_wheel
 
 from pyhipattn.codeobj import is_code_object, read
 from pyhipattn.inspect import inspect_records
