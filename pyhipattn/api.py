@@ -219,6 +219,8 @@ def _execute(backend, problem: Problem, views: dict, device: int, like, out, sha
     ptrs["out"], ptrs["lse"] = out_ptr, lse_ptr
     _launch(prep, ptrs, handle, like)
     if fast_key is not None:
+        if _TORCH is None:
+            _torch_mod()
         if len(_TORCH_FAST) > 4096:
             _TORCH_FAST.clear()
         _TORCH_FAST[fast_key] = (prep, out_shape, lse_shape, like.dtype)
@@ -240,7 +242,9 @@ def _torch_key(q, k, v, softmax_scale, causal, window_size, softcap, return_lse,
 def _torch_fast(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, num_splits):
     """(key, result) for torch tensors with out=None, stream=None: the result of the cached
     call, or None on a miss (then the key, if not None, is remembered after the general path
-    validated and planned the call)."""
+    validated and planned the call).  A hit costs the key, the output tensors (``new_empty``:
+    q's dtype and device, no argument parsing for them), torch's current stream and one driver
+    launch per kernel (``Prepared.run``)."""
     try:
         key = _torch_key(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, num_splits)
         hit = _TORCH_FAST.get(key)
@@ -251,14 +255,19 @@ def _torch_fast(q, k, v, softmax_scale, causal, window_size, softcap, return_lse
     qp, kp, vp = q.data_ptr(), k.data_ptr(), v.data_ptr()
     if (qp | kp | vp) & 15:
         return None, None
-    prep, out_shape, lse_shape, dtype = hit
-    torch = _TORCH or _torch_mod()
-    dev = q.device
-    out = torch.empty(out_shape, dtype=dtype, device=dev)
-    lse = torch.empty(lse_shape, dtype=torch.float32, device=dev) if return_lse else None
-    stream = torch._C._cuda_getCurrentRawStream(dev.index)
-    _launch(prep, {"q": qp, "k": kp, "v": vp, "out": out.data_ptr(), "lse": lse.data_ptr() if return_lse else 0},
-            stream, q, torch_current=True)
+    prep, out_shape, lse_shape, _ = hit
+    torch_c = _TORCH._C
+    out = q.new_empty(out_shape)
+    stream = torch_c._cuda_getCurrentRawStream(key[3])     # key[3]: q.get_device()
+    if return_lse:
+        lse = q.new_empty(lse_shape, dtype=_TORCH.float32)
+        values = (qp, kp, vp, out.data_ptr(), lse.data_ptr(), 0, 0)
+    else:
+        values = (qp, kp, vp, out.data_ptr(), 0, 0, 0)
+    if prep.workspace_bytes and torch_c._cuda_isCurrentStreamCapturing():
+        prep.run(values, stream, outputs.capture_scratch(q, prep.workspace_bytes, stream).data_ptr())
+    else:
+        prep.run(values, stream)
     return key, ((out, lse) if return_lse else out)
 
 
@@ -273,13 +282,12 @@ def _torch_mod():
     return torch
 
 
-def _launch(prep, ptrs: dict, stream: int, like, torch_current: bool = False) -> None:
+def _launch(prep, ptrs: dict, stream: int, like) -> None:
     """``prep.launch``, except that a split-K call being captured into a graph gets scratch the
     graph owns (``outputs.capture_scratch``) instead of the stream's shared workspace, which may
-    grow (free + alloc) after the capture.  ``torch_current``: ``stream`` is torch's current
-    stream, so torch's own (cheaper) capture query answers."""
-    if prep.workspace_bytes and (_TORCH._C._cuda_isCurrentStreamCapturing() if torch_current
-                                 else _backend().stream_is_capturing(stream, prep.device)):
+    grow (free + alloc) after the capture.  (The torch fast path does the same with torch's own
+    capture query.)"""
+    if prep.workspace_bytes and _backend().stream_is_capturing(stream, prep.device):
         scratch = outputs.capture_scratch(like, prep.workspace_bytes, stream)
         prep.launch(ptrs, stream, workspace=scratch.data_ptr())
     else:

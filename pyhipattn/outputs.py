@@ -84,4 +84,6 @@ def capture_scratch(like, nbytes: int, stream: int):
 
     if int(torch.cuda.current_stream(like.device).cuda_stream) != stream:
         raise GraphCaptureError("under graph capture, split-K calls must run on torch's current stream (stream=None)")
-    return torch.empty(nbytes, dtype=torch.uint8, device=like.device)
+    # zeros: kernels that fold split-K partials themselves keep arrival counters here (they
+    # must start at 0; each launch leaves them at 0, so every replay finds them at 0 too)
+    return torch.zeros(nbytes, dtype=torch.uint8, device=like.device)

@@ -1,18 +1,20 @@
 """The per-call path after planning: a problem's launches resolved to loaded kernels.
 
-``prepare(decision, device)`` turns a dispatch Decision into a ``Prepared``: for each plan,
-the loaded Kernel (module cache), grid, block, shared memory, the kernarg template and the
-offsets of its pointer fields.  ``Prepared.launch(pointers, stream)`` then costs one
-``struct.pack_into`` per pointer and one driver call per kernel: no parsing, no dict of
-plans, no dataclass copies.  Prepared objects are cached per (problem, device) by the API.
+``prepare(plans, device)`` turns LaunchPlans into a ``Prepared``: for each plan, the loaded
+Kernel (module cache), grid, block, shared memory, the kernarg template and, for each pointer
+field, its byte offset and its index in ``POINTERS``.  ``Prepared.run(values, stream)`` then
+costs, per kernel, one copy of the template into the thread's kernarg scratch, one
+``pack_into`` per pointer and one driver call: no parsing, no dicts, no bytes objects.
+Prepared objects are cached per (problem, device) by the API.
 """
 
 from __future__ import annotations
 
-import struct
 from dataclasses import dataclass
 
-_U64 = struct.Struct("<Q")
+#: Every pointer a plan may leave unbound, in the order ``Prepared.run`` takes their values.
+POINTERS = ("q", "k", "v", "out", "lse", "cu_seqlens_q", "cu_seqlens_k", "workspace")
+_NO_WORKSPACE = 0
 
 
 @dataclass(frozen=True)
@@ -23,69 +25,80 @@ class Launch:
     block: tuple[int, int, int]
     shared_mem: int
     template: bytes
-    slots: tuple[tuple[str, int], ...]
+    slots: tuple[tuple[str, int], ...]  # (pointer name, byte offset), as the plan gave them
+    packed: tuple[tuple[int, int], ...]  # (byte offset, index in POINTERS) of the same fields
 
 
 class Prepared:
     """Launches of one problem on one device, ready to run with fresh pointers."""
 
-    __slots__ = ("launches", "workspace_bytes", "device", "backend")
+    __slots__ = ("launches", "workspace_bytes", "device", "backend", "_workspaces")
 
     def __init__(self, launches: tuple[Launch, ...], workspace_bytes: int, device: int, backend) -> None:
         self.launches = launches
         self.workspace_bytes = workspace_bytes
         self.device = device
         self.backend = backend
+        self._workspaces: dict = {}       # stream -> runtime.memory.Workspace (the shared registry's)
 
     def launch(self, pointers: dict[str, int], stream: int, workspace: int | None = None) -> None:
-        """Queue every kernel on ``stream``; ``pointers`` maps slot names to device addresses.
-        The ``workspace`` slot gets ``workspace`` when given (scratch the caller owns), else
-        the stream's grow-only shared workspace."""
-        if workspace is not None:
-            pointers["workspace"] = workspace
-            self._queue(pointers, stream)
-        elif self.workspace_bytes:
-            from .runtime.memory import workspace
+        """Queue every kernel on ``stream``; ``pointers`` maps names of ``POINTERS`` to device
+        addresses (missing ones are 0).  The workspace is ``workspace`` when given (scratch the
+        caller owns), else the stream's grow-only shared workspace."""
+        get = pointers.get
+        self.run((get("q", 0), get("k", 0), get("v", 0), get("out", 0), get("lse", 0),
+                  get("cu_seqlens_q", 0), get("cu_seqlens_k", 0)), stream, workspace)
 
-            ws = workspace(self.device, stream)
-            with ws.lock:   # producers and combine must see the same buffer
-                pointers["workspace"] = ws.ensure(self.workspace_bytes)
-                self._queue(pointers, stream)
-        else:
-            self._queue(pointers, stream)
+    def run(self, values: tuple, stream: int, workspace: int | None = None) -> None:
+        """``launch`` with the addresses of the first seven ``POINTERS`` as a tuple, in order."""
+        if workspace is not None or not self.workspace_bytes:
+            self._queue(values + ((workspace or _NO_WORKSPACE),), stream)
+            return
+        ws = self._workspaces.get(stream)
+        if ws is None:
+            ws = self._workspace(stream)
+        with ws.lock:   # a concurrent growth must not free the buffer before these launches are queued
+            self._queue(values + (ws.ensure(self.workspace_bytes),), stream)
 
-    def _queue(self, pointers: dict[str, int], stream: int) -> None:
+    def _workspace(self, stream: int):
+        from .runtime.memory import workspace
+
+        if len(self._workspaces) > 64:     # streams come and go; keep the map small
+            self._workspaces.clear()
+        ws = self._workspaces[stream] = workspace(self.device, stream, self.backend)
+        return ws
+
+    def _queue(self, values: tuple, stream: int) -> None:
         # The shared-memory limits were raised in prepare(); the context is made current once.
-        pack = _U64.pack_into
         backend = self.backend
         backend.make_current(self.device)
-        launch = backend.launch
+        launch = backend.launch_packed
         for ln in self.launches:
-            buf = bytearray(ln.template)
-            for name, off in ln.slots:
-                pack(buf, off, pointers.get(name, 0))
-            launch(ln.function, ln.grid, ln.block, ln.shared_mem, stream, buf)
+            launch(ln.function, ln.grid, ln.block, ln.shared_mem, stream, ln.template, ln.packed, values)
 
 
 def prepare(plans, device: int) -> Prepared:
     """Resolve LaunchPlans (pointer slots unbound) to loaded kernels on ``device``.
 
     Empty launches (a zero grid dimension: batch 0, seqlen_q 0) are dropped, so an empty
-    problem queues nothing.
+    problem queues nothing.  Raises ValueError for a pointer slot not named in ``POINTERS``.
     """
-    from .runtime.modules import default_cache
-
     from .runtime.detect import get_backend
+    from .runtime.modules import default_cache
 
     launches = []
     for p in plans:
         if 0 in p.grid:
             continue
+        unknown = [n for n, _ in p.pointer_slots if n not in POINTERS]
+        if unknown:
+            raise ValueError(f"plan for {p.kernel} has pointer slots {unknown}; accepted names: {', '.join(POINTERS)}")
         k = default_cache.kernel(device, p.code_object, p.kernel)
         k.check_kernargs(len(p.kernargs), f"plan for {p.kernel}")
         if p.shared_mem > k._shared_allowed:
             k.allow_shared(p.shared_mem)      # once, here, not per call
-        launches.append(Launch(k, k.function, p.grid, p.block, p.shared_mem, bytes(p.kernargs),
-                               tuple(p.pointer_slots)))
+        slots = tuple(p.pointer_slots)
+        launches.append(Launch(k, k.function, p.grid, p.block, p.shared_mem, bytes(p.kernargs), slots,
+                               tuple((off, POINTERS.index(n)) for n, off in slots)))
     ws = max((p.workspace_bytes for p in plans), default=0)
     return Prepared(tuple(launches), ws, device, get_backend())

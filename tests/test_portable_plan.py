@@ -59,16 +59,41 @@ def test_plans_every_shape_and_feature(arch):
             slots = dict(fwd.pointer_slots)
             assert {"q", "k", "v"} <= slots.keys()
             if a["num_splits"] > 1:
-                assert len(plans) == 2 and "workspace" in slots and "out" not in slots
-                assert fwd.workspace_bytes == a["num_splits"] * hq * (b * sq) * (dv + 1) * 4
-                assert plans[1].workspace_bytes == fwd.workspace_bytes
-                c = unpack(plans[1], "portable_combine_args")
-                assert c["num_splits"] == a["num_splits"] and c["ws_split_rows"] == a["ws_split_rows"]
+                partials = a["num_splits"] * hq * (b * sq) * (dv + 1) * 4
+                obj = portable.manifest(arch)["by_name"][portable.variant_name(
+                    dt, portable.tile_kind(p, arch), portable.head_dim_class(p), p.varlen)]
+                assert "workspace" in slots
+                if obj["options"]["FUSED_COMBINE"]:
+                    # one launch: the last split of each row tile folds; an int32 counter per tile
+                    assert len(plans) == 1 and "out" in slots and ("lse" in slots) == p.return_lse
+                    assert fwd.workspace_bytes == partials + fwd.grid[0] * fwd.grid[1] * 4
+                else:
+                    assert len(plans) == 2 and "out" not in slots
+                    assert fwd.workspace_bytes == partials
+                    assert plans[1].workspace_bytes == fwd.workspace_bytes
+                    c = unpack(plans[1], "portable_combine_args")
+                    assert c["num_splits"] == a["num_splits"] and c["ws_split_rows"] == a["ws_split_rows"]
             else:
                 assert len(plans) == 1 and "out" in slots and fwd.workspace_bytes == 0
             if p.varlen:
                 assert {"cu_seqlens_q", "cu_seqlens_k"} <= slots.keys()
                 assert a["stride_lb"] == 0 and a["stride_lh"] == b * sq
+
+
+def test_fused_and_separate_combine_follow_the_manifest():
+    """Every fwd object of every arch says whether it folds its splits itself; the build keeps
+    the separate combine only where the fused fold spilled (sm_90a d256 plain / masked)."""
+    for arch in SHIPPED_ARCHES:
+        for o in portable.manifest(arch)["objects"]:
+            if o["role"] == "fwd":
+                sep = arch == "sm_90a" and o["kind"] in ("plain", "masked") and o["head_dim_class"] == 256
+                assert o["options"]["FUSED_COMBINE"] is (not sep), (arch, o["name"])
+    for arch in SHIPPED_ARCHES:   # decode (1, 32, 8, 1, 131072, 128), split 16: one launch everywhere
+        p = make_problem(b=1, sq=1, sk=131072, hq=32, hk=8, d=128, dv=128)
+        (fwd,) = portable.plan(p, arch, 132, 16)
+        assert fwd.grid[2] == 16 and dict(fwd.pointer_slots).keys() >= {"out", "workspace"}
+    p = make_problem(b=1, sq=128, sk=8192, hq=8, hk=8, d=256, dv=256)
+    assert len(portable.plan(p, "sm_90a", 132, 4)) == 2 and len(portable.plan(p, "gfx942", 304, 4)) == 1
 
 
 def test_bound_plan_has_no_zero_pointer_where_slots_were():

@@ -54,6 +54,7 @@ class FakeBackend:
         self.shared_sets: list[tuple[int, int]] = []
         self.allocs: list[tuple[int, int, int]] = []    # (ptr, nbytes, stream)
         self.frees: list[tuple[int, int]] = []          # (ptr, stream)
+        self.memsets: list[tuple[int, int, int, int]] = []  # (ptr, byte, nbytes, stream)
         self.events: list[tuple] = []
         self.fail_loads = 0
         self.free_error: Exception | None = None
@@ -106,6 +107,10 @@ class FakeBackend:
         with self.lock:
             self.allocs.append((ptr, nbytes, stream))
         return ptr
+
+    def memset_async(self, ptr: int, byte: int, nbytes: int, stream: int, device: int) -> None:
+        with self.lock:
+            self.memsets.append((ptr, byte, nbytes, stream))
 
     def free_async(self, ptr: int, stream: int, device: int) -> None:
         if self.free_error is not None:
@@ -610,6 +615,8 @@ def test_workspace_grows_geometrically_and_stream_ordered():
     assert all(s == 0x9 for _, _, s in backend.allocs)
     ws.ensure(5 << 20)
     assert ws.nbytes == 5 << 20 and ws.grows == 3
+    # every new buffer is zero-filled once, whole, on the same stream (split-K arrival counters)
+    assert backend.memsets == [(ptr, 0, n, 0x9) for ptr, n, _ in backend.allocs]
     ws.release()
     assert len(backend.frees) == 3
 

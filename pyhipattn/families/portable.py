@@ -13,9 +13,12 @@ code with a smaller tile, where an arch has tiles for them (sm_90a: d64 plain an
 masked); elsewhere those problems take the plain / masked objects.
 
 Launch: grid (cdiv(sq * group, BLOCK_M), batch * heads_k, num_splits) of num_warps * wave
-threads; with num_splits > 1 a combine launch follows, and both take the ``workspace`` slot
-(fp32: partial O [G][rows][dv] then partial LSE [G][rows], rows = hq * (batch * sq), or
-hq * total_q for varlen).  Requirements the planner cannot see: q/k/v/out/lse base addresses
+threads.  With num_splits > 1 the kernel writes the ``workspace`` (fp32: partial O
+[G][rows][dv] then partial LSE [G][rows], rows = hq * (batch * sq), or hq * total_q for
+varlen), and the partials are folded either by the last split of each row tile itself (objects
+built with FUSED_COMBINE, the manifest's options: one launch; an int32 arrival counter per row
+tile follows the LSE partials, zero on allocation and left zero by each launch) or by a
+separate combine launch (the variants the build lists in separate_combine).  Requirements the planner cannot see: q/k/v/out/lse base addresses
 16-byte aligned (the kernels use 16-byte vector loads), lse contiguous (b, hq, sq), or
 (hq, total_q) for varlen.
 """
@@ -248,7 +251,8 @@ def _launch_shared(obj: dict) -> int:
 
 
 def plan(problem: Problem, arch: str, compute_units: int, num_splits: int) -> list[LaunchPlan]:
-    """Launches for ``problem``: the forward kernel, then the combine when num_splits > 1."""
+    """Launches for ``problem``: the forward kernel, then the combine when num_splits > 1 and
+    the forward object does not fold the splits itself."""
     why = gate(problem, arch, compute_units)
     if why:
         raise ValueError(f"portable family cannot run this problem on {arch}: {why}")
@@ -269,11 +273,19 @@ def plan(problem: Problem, arch: str, compute_units: int, num_splits: int) -> li
     else:
         lb, lh = p.heads_q * p.seqlen_q, p.seqlen_q
     wl, wr = effective_window(p)
-    workspace = splits * ws_split_rows * (p.head_dim_v + 1) * 4 if splits > 1 else 0
+    grid = (-(-p.seqlen_q * g // obj["block_m"]), p.batch * p.heads_k, splits)
+    fused = splits > 1 and bool(obj["options"].get("FUSED_COMBINE"))
+    workspace = 0
+    if splits > 1:
+        # fp32 partial O [G][rows][dv] and LSE [G][rows]; fused: an int32 counter per row tile
+        workspace = splits * ws_split_rows * (p.head_dim_v + 1) * 4 + (grid[0] * grid[1] * 4 if fused else 0)
     slots = ["q", "k", "v"]
     if p.varlen:
         slots += ["cu_seqlens_q", "cu_seqlens_k"]
-    slots += ["workspace"] if splits > 1 else ["out"] + (["lse"] if p.return_lse else [])
+    if splits == 1 or fused:
+        slots += ["out"] + (["lse"] if p.return_lse else [])
+    if splits > 1:
+        slots += ["workspace"]
     qs, ks, vs, os_ = p.q_strides, p.k_strides, p.v_strides, p.o_strides
     args, pslots = pack_args("portable_fwd_args", dict(
         stride_qb=qs[0], stride_kb=ks[0], stride_vb=vs[0], stride_ob=os_[0],
@@ -287,10 +299,9 @@ def plan(problem: Problem, arch: str, compute_units: int, num_splits: int) -> li
     co = str(co_dir() / a / obj["file"])
     plans = [LaunchPlan(
         code_object=co, kernel=obj["kernel"],
-        grid=(-(-p.seqlen_q * g // obj["block_m"]), p.batch * p.heads_k, splits),
-        block=(obj["threads"], 1, 1), shared_mem=_launch_shared(obj),
+        grid=grid, block=(obj["threads"], 1, 1), shared_mem=_launch_shared(obj),
         kernargs=args, workspace_bytes=workspace, pointer_slots=pslots)]
-    if splits > 1:
+    if splits > 1 and not fused:
         cmb = m["by_name"][variant_name(p.dtype, "combine")]
         cargs, cslots = pack_args("portable_combine_args", dict(
             stride_ob=0 if p.varlen else os_[0], stride_os=os_[1], stride_oh=os_[2],

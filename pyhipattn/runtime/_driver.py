@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import struct
 import threading
 from typing import Any, Callable
 
@@ -32,6 +33,8 @@ PARAM_BUFFER_POINTER = 1
 PARAM_BUFFER_SIZE = 2
 
 LaunchFn = Callable[[int, tuple, tuple, int, int, bytes], None]
+
+_PACK_U64 = struct.Struct("<Q").pack_into
 
 _LAUNCHER_ENV = "PYHIPATTN_LAUNCHER"
 
@@ -67,6 +70,21 @@ class KernargScratch(threading.local):
             self._allocate(max(n, 2 * capacity))
             view, size, capacity, address = self.state
         view[:n] = kernargs
+        size.value = n
+        return address
+
+    def fill_packed(self, template: bytes, slots: tuple[tuple[int, int], ...], values: tuple) -> int:
+        """``fill(template)`` with the 64-bit pointer field at byte offset ``off`` set to
+        ``values[i]`` for each ``(off, i)`` in ``slots``: the kernargs are assembled in the
+        scratch buffer itself, so a launch builds no bytes object."""
+        view, size, capacity, address = self.state
+        n = len(template)
+        if n > capacity:
+            self._allocate(max(n, 2 * capacity))
+            view, size, capacity, address = self.state
+        view[:n] = template
+        for off, i in slots:
+            _PACK_U64(view, off, values[i])
         size.value = n
         return address
 
@@ -141,9 +159,33 @@ class DriverBackend:
         # 0.25 us less than cffi's ABI-mode call; bench/launch_overhead.py measures both on a GPU.
         self.launcher_name = want or "bindings"
         self.launch: LaunchFn = self.launchers[self.launcher_name]
+        #: ``launch_packed(function, grid, block, shared_mem, stream, template, slots, values)``:
+        #: ``launch`` with the kernargs assembled in place (KernargScratch.fill_packed).
+        self.launch_packed = self.launch.packed
 
 
-class BindingsLauncher:
+class _Launcher:
+    """``launcher(function, grid, block, shared_mem, stream, kernargs)`` and ``packed(...)``
+    over a subclass's ``_go(..., extra)``, the one driver call."""
+
+    __slots__ = ()
+    _scratch: KernargScratch
+
+    def __call__(self, function: int, grid: tuple, block: tuple, shared_mem: int, stream: int,
+                  kernargs: bytes) -> None:
+        self._go(function, grid, block, shared_mem, stream, self._scratch.fill(kernargs) if kernargs else 0)
+
+    def packed(self, function: int, grid: tuple, block: tuple, shared_mem: int, stream: int,
+               template: bytes, slots: tuple, values: tuple) -> None:
+        """``__call__`` with the kernargs ``template`` plus pointers (KernargScratch.fill_packed)."""
+        self._go(function, grid, block, shared_mem, stream, self._scratch.fill_packed(template, slots, values))
+
+    def _go(self, function: int, grid: tuple, block: tuple, shared_mem: int, stream: int,
+            extra: int) -> None:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+
+class BindingsLauncher(_Launcher):
     """Launch through the vendor bindings (``driver.cuLaunchKernel`` / ``hip.hipModuleLaunchKernel``).
 
     Function and stream ints are wrapped once into the bindings' handle objects and cached,
@@ -163,8 +205,7 @@ class BindingsLauncher:
         self._error = error
         self._name = name
 
-    def __call__(self, function: int, grid: tuple, block: tuple, shared_mem: int, stream: int,
-                  kernargs: bytes) -> None:
+    def _go(self, function: int, grid: tuple, block: tuple, shared_mem: int, stream: int, extra: int) -> None:
         f = self._functions.get(function)
         if f is None:
             f = self._functions[function] = self._wrap_function(function)
@@ -173,7 +214,6 @@ class BindingsLauncher:
             if len(self._streams) > 256:  # streams come and go; keep the map small
                 self._streams.clear()
             s = self._streams[stream] = self._wrap_stream(stream)
-        extra = self._scratch.fill(kernargs) if kernargs else 0
         status = self._fn(f, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                           shared_mem, s, None, extra)[0]
         if status:
@@ -187,7 +227,7 @@ int {symbol}(uintptr_t f, unsigned int gx, unsigned int gy, unsigned int gz,
 """
 
 
-class CffiLauncher:
+class CffiLauncher(_Launcher):
     """Launch through cffi ABI mode into the driver library itself.
 
     Handles are pointers in C; they are declared ``uintptr_t`` here, which the x86-64 and
@@ -209,9 +249,7 @@ class CffiLauncher:
         self._error = error
         self._name = symbol
 
-    def __call__(self, function: int, grid: tuple, block: tuple, shared_mem: int, stream: int,
-                  kernargs: bytes) -> None:
-        extra = self._scratch.fill(kernargs) if kernargs else 0
+    def _go(self, function: int, grid: tuple, block: tuple, shared_mem: int, stream: int, extra: int) -> None:
         status = self._fn(function, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                           shared_mem, stream, 0, extra)
         if status:

@@ -224,6 +224,11 @@ class CudaBackend(DriverBackend):
         self.make_current(device)
         self.call("cuMemFreeAsync", self._d.CUdeviceptr(ptr), self._d.CUstream(stream))
 
+    def memset_async(self, ptr: int, byte: int, nbytes: int, stream: int, device: int) -> None:
+        """Set ``nbytes`` at ``ptr`` to ``byte``, ordered on ``stream`` (no host wait)."""
+        self.make_current(device)
+        self.call("cuMemsetD8Async", self._d.CUdeviceptr(ptr), int(byte), int(nbytes), self._d.CUstream(stream))
+
     def memcpy_dtoh(self, dst: int, src: int, nbytes: int, stream: int) -> None:
         self.call("cuMemcpyDtoHAsync", dst, self._d.CUdeviceptr(src), int(nbytes), self._d.CUstream(stream))
 

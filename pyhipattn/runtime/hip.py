@@ -160,6 +160,11 @@ class HipBackend(DriverBackend):
         self.make_current(device)
         self.call("hipFreeAsync", ptr, stream)
 
+    def memset_async(self, ptr: int, byte: int, nbytes: int, stream: int, device: int) -> None:
+        """Set ``nbytes`` at ``ptr`` to ``byte``, ordered on ``stream`` (no host wait)."""
+        self.make_current(device)
+        self.call("hipMemsetD8Async", ptr, int(byte), int(nbytes), stream)
+
     def memcpy_dtoh(self, dst: int, src: int, nbytes: int, stream: int) -> None:
         self.call("hipMemcpyDtoHAsync", dst, src, int(nbytes), stream)
 

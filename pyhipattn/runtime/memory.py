@@ -11,7 +11,7 @@ an H100: a free queued on a destroyed stream segfaults inside the driver), so bu
 may outlive a caller's stream are allocated on the default stream; nothing is freed at exit.
 
 ``Workspace`` is the scratch one (device, stream) pair reuses across launches (split-K
-partials): it only grows, geometrically, by freeing the old buffer and allocating the new one
+partials and arrival counters; zero-filled when allocated): it only grows, geometrically, by freeing the old buffer and allocating the new one
 on the same stream, so kernels queued before the growth still read the old memory and nothing
 waits on the host.  Nothing in ``ensure`` synchronises, so it is safe in graph capture as long
 as the buffer does not grow during capture.
@@ -117,7 +117,11 @@ class Workspace:
             size = -(-size // _ALIGN) * _ALIGN
             if buf is not None:
                 buf.free()  # stream-ordered: launches queued earlier still own the old memory
-            self._buf = DeviceBuffer(size, self.device, self.stream, _backend(self._backend))
+            b = _backend(self._backend)
+            self._buf = DeviceBuffer(size, self.device, self.stream, b)
+            # zero-filled (stream-ordered, once per growth): kernels that fold split-K partials
+            # themselves keep arrival counters here, which must start at 0 and are left at 0
+            b.memset_async(self._buf.ptr, 0, size, self.stream, self.device)
             self.grows += 1
             return self._buf.ptr
 

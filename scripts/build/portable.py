@@ -55,8 +55,13 @@ TARGETS = {  # arch -> (backend, arch id, warp size)
 #             with it at 338), and so does its short-KV d64 tile (128, 64, 8, 3): 123 registers
 #             with it, two CTAs per SM; 160 without, one CTA per SM, 228 instead of ~320 TFLOP/s
 #             at s = 512 (notes/portable.md).
+#   separate_combine  (kind, head-dim class) pairs whose split-K partials are folded by the
+#             separate attn_combine launch; every other variant folds them itself
+#             (FUSED_COMBINE: the last split of a row tile combines, one launch per call).  On
+#             sm_90a the fused fold spilled the d256 plain / masked tiles (128 x 256 fp32
+#             accumulator over 8 warps; 384-400 bytes of local memory per thread).
 ARCH_OPTIONS = {
-    "sm_90a": dict(late_rows=(256, ("plain_short", 64))),
+    "sm_90a": dict(late_rows=(256, ("plain_short", 64)), separate_combine=(("plain", 256), ("masked", 256))),
     "sm_80": dict(late_rows=(64, 128, 256)),
     "gfx1100": dict(d_chunk={64: 32, 128: 64, 256: 64}),
 }
@@ -118,11 +123,12 @@ def layout_rows(layout) -> list[tuple[str, int, int]]:
 
 
 def source_options(arch: str, hdc: int, kind: str = "plain") -> dict:
-    """attn_fwd's D_CHUNK and LATE_ROWS constexprs for ``arch``, head-dim class ``hdc`` and
+    """attn_fwd's D_CHUNK, LATE_ROWS and FUSED_COMBINE constexprs for ``arch``, head-dim class ``hdc`` and
     variant kind ``kind``."""
     o = ARCH_OPTIONS.get(arch, {})
     late = o.get("late_rows", ())
-    return dict(D_CHUNK=o.get("d_chunk", {}).get(hdc, 0), LATE_ROWS=hdc in late or (kind, hdc) in late)
+    return dict(D_CHUNK=o.get("d_chunk", {}).get(hdc, 0), LATE_ROWS=hdc in late or (kind, hdc) in late,
+                FUSED_COMBINE=(kind, hdc) not in o.get("separate_combine", ()))
 
 
 def compile_one(job: dict) -> dict:

@@ -183,6 +183,7 @@ def attn_fwd(
     IS_MASKED: tl.constexpr, IS_VARLEN: tl.constexpr, HAS_SOFTCAP: tl.constexpr,
     D_CHUNK: tl.constexpr = 0,       # > 0: q . k^T by head-dim chunks (see _scores_by_chunks)
     LATE_ROWS: tl.constexpr = False,  # plain variant too: store rows recomputed after the loops
+    FUSED_COMBINE: tl.constexpr = False,  # num_splits > 1: the last split combines (_combine_if_last)
 ):
     split, off_b, off_hk, q_start, sq, k_start, sk, rows, start_m = _program_tile(
         CU_SEQLENS_Q, CU_SEQLENS_K, seqlen_q, seqlen_k, heads_kv, group, 0, BLOCK_M, IS_MASKED, IS_VARLEN)
@@ -284,19 +285,64 @@ def attn_fwd(
     out = acc / tl.where(empty, 1.0, l_i)[:, None]
     lse = tl.where(empty, float("-inf"), (m_i + tl.math.log2(tl.where(empty, 1.0, l_i))) * LN2)
     row_lse = tl.cast(off_b, tl.int64) * stride_lb + tl.cast(head, tl.int64) * stride_lh + tl.cast(q_start + qi, tl.int64)
+    o_rows = tl.cast(off_b, tl.int64) * stride_ob + tl.cast(q_start + qi, tl.int64) * stride_os \
+        + tl.cast(head, tl.int64) * stride_oh
     if num_splits > 1:
         ws_row = tl.cast(split, tl.int64) * ws_split_rows + row_lse
         tl.store(WORKSPACE + ws_row[:, None] * head_dim_v + offs_dv[None, :], out,
                  mask=row_ok[:, None] & dvmask[None, :])
         ws_lse = WORKSPACE + tl.cast(num_splits, tl.int64) * ws_split_rows * head_dim_v
         tl.store(ws_lse + ws_row, lse, mask=row_ok)
+        if FUSED_COMBINE:
+            _combine_if_last(WORKSPACE, OUT, LSE, row_lse, o_rows, row_ok, offs_dv, dvmask,
+                             ws_split_rows, head_dim_v, num_splits, store_lse)
     else:
-        o_rows = tl.cast(off_b, tl.int64) * stride_ob + tl.cast(q_start + qi, tl.int64) * stride_os \
-            + tl.cast(head, tl.int64) * stride_oh
         tl.store(OUT + o_rows[:, None] + offs_dv[None, :], out.to(OUT.dtype.element_ty),
                  mask=row_ok[:, None] & dvmask[None, :])
         if store_lse != 0:
             tl.store(LSE + row_lse, lse, mask=row_ok)
+
+
+@triton.jit
+def _combine_if_last(WORKSPACE, OUT, LSE, row_lse, o_rows, row_ok, offs_dv, dvmask,
+                     ws_split_rows, head_dim_v, num_splits, store_lse):
+    """Split-K without a second launch: the last split of a row tile to finish folds every
+    split's partials for its rows, as attn_combine does for all rows.
+
+    Each row tile (program_id 0, 1) owns an int32 arrival counter in the workspace after the
+    LSE partials ([grid 1][grid 0]).  The counters start at 0 (the runtime zero-fills new
+    workspace) and the last arriver puts its counter back to 0, so the next launch on the same
+    workspace (or a graph replay) finds them at 0 again.  Ordering: the barrier puts every
+    thread's partial stores before the acq_rel atomic (release: they are visible to the whole
+    GPU before the count moves; acquire: the last arriver sees every other split's stores);
+    the partials are then read with .cg (L2, not this SM's possibly stale L1)."""
+    ws_lse = WORKSPACE + tl.cast(num_splits, tl.int64) * ws_split_rows * head_dim_v
+    counters = (ws_lse + tl.cast(num_splits, tl.int64) * ws_split_rows).to(tl.pointer_type(tl.int32), bitcast=True)
+    counter = counters + (tl.program_id(1) * tl.num_programs(0) + tl.program_id(0))
+    tl.debug_barrier()
+    arrived = tl.atomic_add(counter, 1, sem="acq_rel", scope="gpu")
+    if arrived == num_splits - 1:
+        tl.atomic_xchg(counter, 0, sem="relaxed", scope="gpu")
+        m = tl.full(row_lse.shape, float("-inf"), dtype=tl.float32)
+        for s in range(0, num_splits):
+            m = tl.maximum(m, tl.load(ws_lse + tl.cast(s, tl.int64) * ws_split_rows + row_lse, mask=row_ok,
+                                      other=float("-inf"), cache_modifier=".cg"))
+        m_s = tl.where(m == float("-inf"), 0.0, m)
+        l = tl.zeros(row_lse.shape, dtype=tl.float32)
+        acc = tl.zeros([row_lse.shape[0], offs_dv.shape[0]], dtype=tl.float32)
+        for s in range(0, num_splits):
+            row = tl.cast(s, tl.int64) * ws_split_rows + row_lse
+            w = tl.math.exp2((tl.load(ws_lse + row, mask=row_ok, other=float("-inf"), cache_modifier=".cg") - m_s)
+                             * LOG2E)
+            o = tl.load(WORKSPACE + row[:, None] * head_dim_v + offs_dv[None, :],
+                        mask=row_ok[:, None] & dvmask[None, :], other=0.0, cache_modifier=".cg")
+            l += w
+            acc += w[:, None] * o
+        empty = l == 0.0
+        tl.store(OUT + o_rows[:, None] + offs_dv[None, :], (acc / tl.where(empty, 1.0, l)[:, None]).to(OUT.dtype.element_ty),
+                 mask=row_ok[:, None] & dvmask[None, :])
+        if store_lse != 0:
+            tl.store(LSE + row_lse, tl.where(empty, float("-inf"), m_s + tl.log(tl.where(empty, 1.0, l))), mask=row_ok)
 
 
 @triton.jit
