@@ -51,6 +51,49 @@ def sdpa(q, k, v):
         q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), enable_gqa=True)
 
 
+def timeline(q, k, v, calls: int = 2000) -> None:
+    """The torch fast path of mha_fwd step by step inside one call (GPU idle before each): the
+    p50 time from the call's start to the end of each step."""
+    clock = time.perf_counter_ns
+    steps: dict[str, list[int]] = {}
+    torch_c = torch._C
+    for _ in range(calls):
+        torch.cuda.synchronize()
+        t0 = clock()
+        key = api._torch_key(q, k, v, None, False, (-1, -1), 0.0, False, 0)
+        hit = api._TORCH_FAST.get(key)
+        t1 = clock()
+        qp, kp, vp = q.data_ptr(), k.data_ptr(), v.data_ptr()
+        prep, out_shape = hit[0], hit[1]
+        t2 = clock()
+        out = q.new_empty(out_shape)
+        t3 = clock()
+        stream = torch_c._cuda_getCurrentRawStream(key[3])
+        capturing = prep.workspace_bytes and torch_c._cuda_isCurrentStreamCapturing()
+        t4 = clock()
+        values = (qp, kp, vp, out.data_ptr(), 0, 0, 0)
+        ws = prep._workspaces.get(stream)
+        with ws.lock:
+            w = ws.ensure(prep.workspace_bytes)
+            t5 = clock()
+            prep.backend.make_current(prep.device)
+            t6 = clock()
+            for ln in prep.launches:
+                prep.backend.launch_packed(ln.function, ln.grid, ln.block, ln.shared_mem, stream, ln.template,
+                                           ln.packed, values + (w,))
+            t7 = clock()
+        assert not capturing
+        for name, t in (("key + lookup", t1), ("data_ptr x3", t2), ("q.new_empty", t3), ("stream + capture query", t4),
+                        ("workspace lock + ensure", t5), ("make_current", t6), ("launch_packed", t7)):
+            steps.setdefault(name, []).append(t - t0)
+    print("torch fast path, one call, GPU idle before it: p50 time from the start to the end of each step (us)")
+    prev = 0.0
+    for name, ts in steps.items():
+        at = statistics.median(ts) / 1e3
+        print(f"  {name:28s} at {at:6.2f}  (+{at - prev:5.2f})")
+        prev = at
+
+
 def main() -> None:
     shapes = {"decode (1,32,8,1,4096,128)": (1, 32, 8, 1, 4096, 128),
               "decode (1,32,8,1,131072,128)": (1, 32, 8, 1, 131072, 128),
@@ -96,6 +139,13 @@ def main() -> None:
                                                                  ln.template, ln.packed, values8),
         "  raw cuLaunchKernel (cuda-bindings)": raw_launch(ln, stream, values8),
     })
+    lp = backend.launchers
+    if "cffi" in lp:
+        parts["  cffi launcher .packed"] = lambda: lp["cffi"].packed(ln.function, ln.grid, ln.block, ln.shared_mem,
+                                                                     stream, ln.template, ln.packed, values8)
+    parts["  bindings launcher .packed"] = lambda: lp["bindings"].packed(ln.function, ln.grid, ln.block, ln.shared_mem,
+                                                                         stream, ln.template, ln.packed, values8)
+    timeline(q, k, v)
     print(f"{'part':62s} {'idle GPU':>9s} {'no sync':>9s}  (p50 us)")
     for name, fn in parts.items():
         fn()

@@ -265,7 +265,9 @@ def _torch_fast(q, k, v, softmax_scale, causal, window_size, softcap, return_lse
     else:
         values = (qp, kp, vp, out.data_ptr(), 0, 0, 0)
     if prep.workspace_bytes and torch_c._cuda_isCurrentStreamCapturing():
-        prep.run(values, stream, outputs.capture_scratch(q, prep.workspace_bytes, stream).data_ptr())
+        scratch, address = outputs.capture_scratch(q, prep.workspace_bytes, stream)
+        prep.run(values, stream, address)
+        del scratch   # queued: the graph's pool keeps it for every replay
     else:
         prep.run(values, stream)
     return key, ((out, lse) if return_lse else out)
@@ -288,8 +290,9 @@ def _launch(prep, ptrs: dict, stream: int, like) -> None:
     grow (free + alloc) after the capture.  (The torch fast path does the same with torch's own
     capture query.)"""
     if prep.workspace_bytes and _backend().stream_is_capturing(stream, prep.device):
-        scratch = outputs.capture_scratch(like, prep.workspace_bytes, stream)
-        prep.launch(ptrs, stream, workspace=scratch.data_ptr())
+        scratch, address = outputs.capture_scratch(like, prep.workspace_bytes, stream)
+        prep.launch(ptrs, stream, workspace=address)
+        del scratch   # queued: the graph's pool keeps it for every replay
     else:
         prep.launch(ptrs, stream)
 

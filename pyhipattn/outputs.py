@@ -69,10 +69,12 @@ def _cupy_dtype(dtype: str):
 
 
 def capture_scratch(like, nbytes: int, stream: int):
-    """Split-K scratch for a launch being captured into a graph: a torch uint8 tensor from the
-    graph's private pool (dropped after the launches are queued, like any intermediate tensor of
-    a captured region, it stays valid for every replay).  Other frameworks have no allocator we
-    can use during capture: GraphCaptureError says what to do instead."""
+    """Split-K scratch for a launch being captured into a graph: ``(tensor, address)``, a torch
+    uint8 tensor from the graph's private pool laid out like a Workspace (zeroed arrival
+    counters, then ``nbytes`` at ``address``).  Drop the tensor after the launches are queued:
+    like any intermediate tensor of a captured region, it stays valid for every replay.  Other
+    frameworks have no allocator we can use during capture: GraphCaptureError says what to do
+    instead."""
     from .errors import GraphCaptureError
 
     if _framework(like) != "torch":
@@ -84,6 +86,9 @@ def capture_scratch(like, nbytes: int, stream: int):
 
     if int(torch.cuda.current_stream(like.device).cuda_stream) != stream:
         raise GraphCaptureError("under graph capture, split-K calls must run on torch's current stream (stream=None)")
-    # zeros: kernels that fold split-K partials themselves keep arrival counters here (they
-    # must start at 0; each launch leaves them at 0, so every replay finds them at 0 too)
-    return torch.zeros(nbytes, dtype=torch.uint8, device=like.device)
+    from .runtime.memory import COUNTER_BYTES
+
+    # the zeroing is captured too, so every replay starts from zeroed counters
+    buf = torch.empty(COUNTER_BYTES + nbytes, dtype=torch.uint8, device=like.device)
+    buf[:COUNTER_BYTES].zero_()
+    return buf, buf.data_ptr() + COUNTER_BYTES

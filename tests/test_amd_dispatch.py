@@ -173,11 +173,11 @@ def check_decision(c: dict, arch: str, cus: int, asm_dir: bool) -> list[str]:
 
 
 def _folds_itself(plan, arch: str) -> bool:
-    """A portable forward object built with FUSED_COMBINE (its manifest says): split-K in one launch."""
+    """A portable forward object built with FOLD_COUNTERS (its manifest says): split-K in one launch."""
     if not Path(plan.code_object).name.startswith("portable_"):
         return False
     obj = next(o for o in portable.manifest(arch)["objects"] if o["file"] == Path(plan.code_object).name)
-    return bool(obj["options"]["FUSED_COMBINE"])
+    return bool(obj["options"]["FOLD_COUNTERS"])
 
 
 @pytest.fixture

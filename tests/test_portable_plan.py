@@ -12,6 +12,7 @@ import pytest
 from pyhipattn.arch import SHIPPED_ARCHES
 from pyhipattn.families import portable
 from pyhipattn.families.base import Problem
+from pyhipattn.runtime.memory import SPLIT_COUNTERS
 
 
 def make_problem(b=2, sq=128, sk=128, hq=8, hk=2, d=128, dv=None, dtype="bf16", causal=False,
@@ -63,10 +64,11 @@ def test_plans_every_shape_and_feature(arch):
                 obj = portable.manifest(arch)["by_name"][portable.variant_name(
                     dt, portable.tile_kind(p, arch), portable.head_dim_class(p), p.varlen)]
                 assert "workspace" in slots
-                if obj["options"]["FUSED_COMBINE"]:
-                    # one launch: the last split of each row tile folds; an int32 counter per tile
+                if obj["options"]["FOLD_COUNTERS"]:
+                    # one launch: the last split of each row tile folds (counters: in front of the workspace)
                     assert len(plans) == 1 and "out" in slots and ("lse" in slots) == p.return_lse
-                    assert fwd.workspace_bytes == partials + fwd.grid[0] * fwd.grid[1] * 4
+                    assert fwd.workspace_bytes == partials
+                    assert fwd.grid[0] * fwd.grid[1] <= obj["options"]["FOLD_COUNTERS"] == SPLIT_COUNTERS
                 else:
                     assert len(plans) == 2 and "out" not in slots
                     assert fwd.workspace_bytes == partials
@@ -87,13 +89,24 @@ def test_fused_and_separate_combine_follow_the_manifest():
         for o in portable.manifest(arch)["objects"]:
             if o["role"] == "fwd":
                 sep = arch == "sm_90a" and o["kind"] in ("plain", "masked") and o["head_dim_class"] == 256
-                assert o["options"]["FUSED_COMBINE"] is (not sep), (arch, o["name"])
+                assert o["options"]["FOLD_COUNTERS"] == (0 if sep else SPLIT_COUNTERS), (arch, o["name"])
     for arch in SHIPPED_ARCHES:   # decode (1, 32, 8, 1, 131072, 128), split 16: one launch everywhere
         p = make_problem(b=1, sq=1, sk=131072, hq=32, hk=8, d=128, dv=128)
         (fwd,) = portable.plan(p, arch, 132, 16)
         assert fwd.grid[2] == 16 and dict(fwd.pointer_slots).keys() >= {"out", "workspace"}
     p = make_problem(b=1, sq=128, sk=8192, hq=8, hk=8, d=256, dv=256)
     assert len(portable.plan(p, "sm_90a", 132, 4)) == 2 and len(portable.plan(p, "gfx942", 304, 4)) == 1
+    # more row tiles than counters: not split (such a problem fills the GPU many times over)
+    p = make_problem(b=4, sq=270000, sk=4096, hq=8, hk=8, d=64, dv=64, lse=False)
+    (fwd,) = portable.plan(p, "sm_90a", 132, 4)
+    assert fwd.grid[0] * fwd.grid[1] > SPLIT_COUNTERS and fwd.grid[2] == 1 and fwd.workspace_bytes == 0
+
+
+def test_a_build_with_another_counter_count_is_refused(monkeypatch):
+    m = dict(portable.manifest("gfx942"))
+    m["by_name"] = {n: dict(o, options=dict(o["options"], FOLD_COUNTERS=1024)) for n, o in m["by_name"].items()}
+    monkeypatch.setattr(portable, "manifest", lambda a: m)
+    assert "rebuild it" in portable.gate(make_problem(), "gfx942")
 
 
 def test_bound_plan_has_no_zero_pointer_where_slots_were():

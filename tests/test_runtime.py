@@ -500,9 +500,9 @@ def test_launch_binds_the_workspace_slot(fake):
     runtime.launch(plan, stream=0x5000)
     runtime.launch(plan, stream=0x5000)
     (ptr, nbytes, stream), = fake.allocs  # grown once, reused
-    assert nbytes >= 3 << 20 and stream == 0x5000
-    for launch in fake.launches:
-        assert struct.unpack_from("<Q", launch[5], 8)[0] == ptr
+    assert nbytes >= (3 << 20) + memory.COUNTER_BYTES and stream == 0x5000
+    for launch in fake.launches:   # past the zeroed split counters at the buffer's start
+        assert struct.unpack_from("<Q", launch[5], 8)[0] == ptr + memory.COUNTER_BYTES
     memory.release_workspaces()
 
 
@@ -607,16 +607,19 @@ def test_device_buffer_alive_at_exit_is_left_to_the_process_exit():
 def test_workspace_grows_geometrically_and_stream_ordered():
     backend = FakeBackend()
     ws = memory.Workspace(0, 0x9, backend)
+    head = memory.COUNTER_BYTES
     p1 = ws.ensure(100)
+    assert p1 == backend.allocs[0][0] + head      # the zeroed split counters come first
     assert ws.ensure(1 << 20) == p1 and ws.grows == 1
     p2 = ws.ensure((1 << 20) + 1)
     assert p2 != p1 and ws.nbytes == 2 << 20
-    assert backend.frees == [(p1, 0x9)]           # old buffer freed on the same stream
+    assert backend.frees == [(p1 - head, 0x9)]    # old buffer freed on the same stream
     assert all(s == 0x9 for _, _, s in backend.allocs)
     ws.ensure(5 << 20)
     assert ws.nbytes == 5 << 20 and ws.grows == 3
-    # every new buffer is zero-filled once, whole, on the same stream (split-K arrival counters)
-    assert backend.memsets == [(ptr, 0, n, 0x9) for ptr, n, _ in backend.allocs]
+    assert [n for _, n, _ in backend.allocs] == [head + (1 << 20), head + (2 << 20), head + (5 << 20)]
+    # each new buffer's counters are zeroed once, on the same stream, and nothing else is
+    assert backend.memsets == [(ptr, 0, head, 0x9) for ptr, _, _ in backend.allocs]
     ws.release()
     assert len(backend.frees) == 3
 

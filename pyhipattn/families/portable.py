@@ -16,9 +16,10 @@ Launch: grid (cdiv(sq * group, BLOCK_M), batch * heads_k, num_splits) of num_war
 threads.  With num_splits > 1 the kernel writes the ``workspace`` (fp32: partial O
 [G][rows][dv] then partial LSE [G][rows], rows = hq * (batch * sq), or hq * total_q for
 varlen), and the partials are folded either by the last split of each row tile itself (objects
-built with FUSED_COMBINE, the manifest's options: one launch; an int32 arrival counter per row
-tile follows the LSE partials, zero on allocation and left zero by each launch) or by a
-separate combine launch (the variants the build lists in separate_combine).  Requirements the planner cannot see: q/k/v/out/lse base addresses
+built with FOLD_COUNTERS > 0, the manifest's options: one launch; an int32 arrival counter per
+row tile, in the FOLD_COUNTERS words the runtime reserves, zeroed, in front of the workspace
+pointer, left zero by each launch; a problem with more row tiles than that is not split) or
+by a separate combine launch (the variants the build lists in separate_combine).  Requirements the planner cannot see: q/k/v/out/lse base addresses
 16-byte aligned (the kernels use 16-byte vector loads), lse contiguous (b, hq, sq), or
 (hq, total_q) for varlen.
 """
@@ -35,6 +36,7 @@ from ..arch import SHIPPED_ARCHES, canonical_arch
 from ..kernargs import StructLayout, layout_from_header
 from ..kernels_dir import kernels_dir
 from ..plan import LaunchPlan
+from ..runtime.memory import SPLIT_COUNTERS
 from .base import Problem
 
 NAME = "portable"
@@ -228,6 +230,10 @@ def gate(problem: Problem, arch: str, compute_units: int | None = None) -> str |
     name = variant_name(p.dtype, tile_kind(p, a), head_dim_class(p), p.varlen)
     if name not in manifest(a)["by_name"]:
         return f"variant portable_{name} is not in kernels/co/{a}"
+    fold = manifest(a)["by_name"][name]["options"].get("FOLD_COUNTERS", 0)
+    if fold not in (0, SPLIT_COUNTERS):
+        return (f"portable_{name} counts splits in {fold} words but the runtime reserves {SPLIT_COUNTERS}: "
+                "rebuild it (scripts/build_co.sh portable)")
     return None
 
 
@@ -273,12 +279,14 @@ def plan(problem: Problem, arch: str, compute_units: int, num_splits: int) -> li
     else:
         lb, lh = p.heads_q * p.seqlen_q, p.seqlen_q
     wl, wr = effective_window(p)
+    tiles = -(-p.seqlen_q * g // obj["block_m"]) * p.batch * p.heads_k
+    fused = bool(obj["options"].get("FOLD_COUNTERS"))
+    if fused and tiles > SPLIT_COUNTERS:
+        splits = 1          # more row tiles than arrival counters: they fill the GPU many times anyway
     grid = (-(-p.seqlen_q * g // obj["block_m"]), p.batch * p.heads_k, splits)
-    fused = splits > 1 and bool(obj["options"].get("FUSED_COMBINE"))
-    workspace = 0
-    if splits > 1:
-        # fp32 partial O [G][rows][dv] and LSE [G][rows]; fused: an int32 counter per row tile
-        workspace = splits * ws_split_rows * (p.head_dim_v + 1) * 4 + (grid[0] * grid[1] * 4 if fused else 0)
+    fused = fused and splits > 1
+    # fp32 partial O [G][rows][dv] and LSE [G][rows] (the counters sit in front of the workspace)
+    workspace = splits * ws_split_rows * (p.head_dim_v + 1) * 4 if splits > 1 else 0
     slots = ["q", "k", "v"]
     if p.varlen:
         slots += ["cu_seqlens_q", "cu_seqlens_k"]

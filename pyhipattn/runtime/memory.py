@@ -11,7 +11,8 @@ an H100: a free queued on a destroyed stream segfaults inside the driver), so bu
 may outlive a caller's stream are allocated on the default stream; nothing is freed at exit.
 
 ``Workspace`` is the scratch one (device, stream) pair reuses across launches (split-K
-partials and arrival counters; zero-filled when allocated): it only grows, geometrically, by freeing the old buffer and allocating the new one
+partials, after COUNTER_BYTES of arrival counters that are zero-filled when allocated and
+that only self-resetting kernels write): it only grows, geometrically, by freeing the old buffer and allocating the new one
 on the same stream, so kernels queued before the growth still read the old memory and nothing
 waits on the host.  Nothing in ``ensure`` synchronises, so it is safe in graph capture as long
 as the buffer does not grow during capture.
@@ -31,6 +32,12 @@ from pyhipattn.runtime.base import Backend
 
 _ALIGN = 256
 WORKSPACE_MIN_BYTES = 1 << 20
+#: int32 split-K arrival counters reserved, zero-filled, in front of every workspace: the
+#: pointer a kernel gets is past them, partials of any problem start there, and kernels that
+#: fold their own splits (the portable family's FOLD_COUNTERS) count at negative offsets and
+#: leave every counter at 0.  Problems with more row tiles than this are not split that way.
+SPLIT_COUNTERS = 65536
+COUNTER_BYTES = 4 * SPLIT_COUNTERS
 
 
 def _release(free_async: Any, deinitialized: int, ptr: int, stream: int, device: int) -> None:
@@ -105,25 +112,26 @@ class Workspace:
 
     @property
     def nbytes(self) -> int:
-        return self._buf.nbytes if self._buf is not None else 0
+        """Usable bytes (past the counters)."""
+        return self._buf.nbytes - COUNTER_BYTES if self._buf is not None else 0
 
     def ensure(self, nbytes: int) -> int:
-        """Device address of at least ``nbytes`` of scratch (grows by at least 2x when needed)."""
+        """Device address of at least ``nbytes`` of scratch (grows by at least 2x when needed),
+        preceded by the SPLIT_COUNTERS zeroed int32 counters."""
         with self.lock:
             buf = self._buf
-            if buf is not None and buf.nbytes >= nbytes:
-                return buf.ptr
-            size = max(nbytes, 2 * (buf.nbytes if buf is not None else 0), WORKSPACE_MIN_BYTES)
+            if buf is not None and buf.nbytes - COUNTER_BYTES >= nbytes:
+                return buf.ptr + COUNTER_BYTES
+            size = max(nbytes, 2 * self.nbytes, WORKSPACE_MIN_BYTES)
             size = -(-size // _ALIGN) * _ALIGN
             if buf is not None:
                 buf.free()  # stream-ordered: launches queued earlier still own the old memory
             b = _backend(self._backend)
-            self._buf = DeviceBuffer(size, self.device, self.stream, b)
-            # zero-filled (stream-ordered, once per growth): kernels that fold split-K partials
-            # themselves keep arrival counters here, which must start at 0 and are left at 0
-            b.memset_async(self._buf.ptr, 0, size, self.stream, self.device)
+            self._buf = DeviceBuffer(COUNTER_BYTES + size, self.device, self.stream, b)
+            # the counters start at 0 (stream-ordered, once per growth; the kernels keep them at 0)
+            b.memset_async(self._buf.ptr, 0, COUNTER_BYTES, self.stream, self.device)
             self.grows += 1
-            return self._buf.ptr
+            return self._buf.ptr + COUNTER_BYTES
 
     def release(self) -> None:
         with self.lock:

@@ -57,7 +57,7 @@ TARGETS = {  # arch -> (backend, arch id, warp size)
 #             at s = 512 (notes/portable.md).
 #   separate_combine  (kind, head-dim class) pairs whose split-K partials are folded by the
 #             separate attn_combine launch; every other variant folds them itself
-#             (FUSED_COMBINE: the last split of a row tile combines, one launch per call).  On
+#             (FOLD_COUNTERS: the last split of a row tile combines, one launch per call).  On
 #             sm_90a the fused fold spilled the d256 plain / masked tiles (128 x 256 fp32
 #             accumulator over 8 warps; 384-400 bytes of local memory per thread).
 ARCH_OPTIONS = {
@@ -65,6 +65,8 @@ ARCH_OPTIONS = {
     "sm_80": dict(late_rows=(64, 128, 256)),
     "gfx1100": dict(d_chunk={64: 32, 128: 64, 256: 64}),
 }
+from pyhipattn.runtime.memory import SPLIT_COUNTERS  # noqa: E402  (the runtime reserves them)
+
 PTR_DIV = 16   # base pointers: 16-byte aligned (the planner's documented requirement)
 INT_DIV = 8    # strides and head dims: multiples of 8 elements (the gate checks)
 I64_ARGS = {"stride_qb", "stride_kb", "stride_vb", "stride_ob"}
@@ -123,12 +125,12 @@ def layout_rows(layout) -> list[tuple[str, int, int]]:
 
 
 def source_options(arch: str, hdc: int, kind: str = "plain") -> dict:
-    """attn_fwd's D_CHUNK, LATE_ROWS and FUSED_COMBINE constexprs for ``arch``, head-dim class ``hdc`` and
+    """attn_fwd's D_CHUNK, LATE_ROWS and FOLD_COUNTERS constexprs for ``arch``, head-dim class ``hdc`` and
     variant kind ``kind``."""
     o = ARCH_OPTIONS.get(arch, {})
     late = o.get("late_rows", ())
     return dict(D_CHUNK=o.get("d_chunk", {}).get(hdc, 0), LATE_ROWS=hdc in late or (kind, hdc) in late,
-                FUSED_COMBINE=(kind, hdc) not in o.get("separate_combine", ()))
+                FOLD_COUNTERS=0 if (kind, hdc) in o.get("separate_combine", ()) else SPLIT_COUNTERS)
 
 
 def compile_one(job: dict) -> dict:

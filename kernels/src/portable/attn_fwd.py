@@ -183,7 +183,7 @@ def attn_fwd(
     IS_MASKED: tl.constexpr, IS_VARLEN: tl.constexpr, HAS_SOFTCAP: tl.constexpr,
     D_CHUNK: tl.constexpr = 0,       # > 0: q . k^T by head-dim chunks (see _scores_by_chunks)
     LATE_ROWS: tl.constexpr = False,  # plain variant too: store rows recomputed after the loops
-    FUSED_COMBINE: tl.constexpr = False,  # num_splits > 1: the last split combines (_combine_if_last)
+    FOLD_COUNTERS: tl.constexpr = 0,  # > 0, num_splits > 1: the last split combines (_combine_if_last)
 ):
     split, off_b, off_hk, q_start, sq, k_start, sk, rows, start_m = _program_tile(
         CU_SEQLENS_Q, CU_SEQLENS_K, seqlen_q, seqlen_k, heads_kv, group, 0, BLOCK_M, IS_MASKED, IS_VARLEN)
@@ -293,9 +293,9 @@ def attn_fwd(
                  mask=row_ok[:, None] & dvmask[None, :])
         ws_lse = WORKSPACE + tl.cast(num_splits, tl.int64) * ws_split_rows * head_dim_v
         tl.store(ws_lse + ws_row, lse, mask=row_ok)
-        if FUSED_COMBINE:
+        if FOLD_COUNTERS > 0:
             _combine_if_last(WORKSPACE, OUT, LSE, row_lse, o_rows, row_ok, offs_dv, dvmask,
-                             ws_split_rows, head_dim_v, num_splits, store_lse)
+                             ws_split_rows, head_dim_v, num_splits, store_lse, FOLD_COUNTERS)
     else:
         tl.store(OUT + o_rows[:, None] + offs_dv[None, :], out.to(OUT.dtype.element_ty),
                  mask=row_ok[:, None] & dvmask[None, :])
@@ -305,20 +305,22 @@ def attn_fwd(
 
 @triton.jit
 def _combine_if_last(WORKSPACE, OUT, LSE, row_lse, o_rows, row_ok, offs_dv, dvmask,
-                     ws_split_rows, head_dim_v, num_splits, store_lse):
+                     ws_split_rows, head_dim_v, num_splits, store_lse, COUNTERS: tl.constexpr):
     """Split-K without a second launch: the last split of a row tile to finish folds every
     split's partials for its rows, as attn_combine does for all rows.
 
-    Each row tile (program_id 0, 1) owns an int32 arrival counter in the workspace after the
-    LSE partials ([grid 1][grid 0]).  The counters start at 0 (the runtime zero-fills new
-    workspace) and the last arriver puts its counter back to 0, so the next launch on the same
-    workspace (or a graph replay) finds them at 0 again.  Ordering: the barrier puts every
+    Each row tile (program_id 0, 1) owns an int32 arrival counter ([grid 1][grid 0]) in the
+    COUNTERS int32 words right before WORKSPACE: the runtime reserves them in front of every
+    workspace, zero-filled, and nothing but this code writes there (partials of any problem
+    start at WORKSPACE).  The last arriver puts its counter back to 0, so the next launch on
+    the same workspace (or a graph replay) finds every counter at 0 again.  The planner splits
+    only problems with at most COUNTERS row tiles this way.  Ordering: the barrier puts every
     thread's partial stores before the acq_rel atomic (release: they are visible to the whole
     GPU before the count moves; acquire: the last arriver sees every other split's stores);
     the partials are then read with .cg (L2, not this SM's possibly stale L1)."""
     ws_lse = WORKSPACE + tl.cast(num_splits, tl.int64) * ws_split_rows * head_dim_v
-    counters = (ws_lse + tl.cast(num_splits, tl.int64) * ws_split_rows).to(tl.pointer_type(tl.int32), bitcast=True)
-    counter = counters + (tl.program_id(1) * tl.num_programs(0) + tl.program_id(0))
+    counter = WORKSPACE.to(tl.pointer_type(tl.int32), bitcast=True) - COUNTERS \
+        + (tl.program_id(1) * tl.num_programs(0) + tl.program_id(0))
     tl.debug_barrier()
     arrived = tl.atomic_add(counter, 1, sem="acq_rel", scope="gpu")
     if arrived == num_splits - 1:
