@@ -79,12 +79,11 @@ def timeline(q, k, v, calls: int = 2000) -> None:
             prep.backend.make_current(prep.device)
             t6 = clock()
             for ln in prep.launches:
-                prep.backend.launch_packed(ln.function, ln.grid, ln.block, ln.shared_mem, stream, ln.template,
-                                           ln.packed, values + (w,))
+                ln.go(stream, values + (w,))
             t7 = clock()
         assert not capturing
         for name, t in (("key + lookup", t1), ("data_ptr x3", t2), ("q.new_empty", t3), ("stream + capture query", t4),
-                        ("workspace lock + ensure", t5), ("make_current", t6), ("launch_packed", t7)):
+                        ("workspace lock + ensure", t5), ("make_current", t6), ("bound launch", t7)):
             steps.setdefault(name, []).append(t - t0)
     print("torch fast path, one call, GPU idle before it: p50 time from the start to the end of each step (us)")
     prev = 0.0
@@ -135,16 +134,12 @@ def main() -> None:
         "  3x data_ptr": lambda: (q.data_ptr(), k.data_ptr(), v.data_ptr()),
         "  prep.run (workspace lock, make_current, launch)": lambda: prep.run(values, stream),
         "  make_current": lambda: backend.make_current(0),
-        "  backend.launch_packed": lambda: backend.launch_packed(ln.function, ln.grid, ln.block, ln.shared_mem, stream,
-                                                                 ln.template, ln.packed, values8),
+        "  bound launch (ln.go)": lambda: ln.go(stream, values8),
         "  raw cuLaunchKernel (cuda-bindings)": raw_launch(ln, stream, values8),
     })
-    lp = backend.launchers
-    if "cffi" in lp:
-        parts["  cffi launcher .packed"] = lambda: lp["cffi"].packed(ln.function, ln.grid, ln.block, ln.shared_mem,
-                                                                     stream, ln.template, ln.packed, values8)
-    parts["  bindings launcher .packed"] = lambda: lp["bindings"].packed(ln.function, ln.grid, ln.block, ln.shared_mem,
-                                                                         stream, ln.template, ln.packed, values8)
+    for name, launcher in backend.launchers.items():
+        go = launcher.bind(ln.function, ln.grid, ln.block, ln.shared_mem, ln.template, ln.packed)
+        parts[f"  bound launch through {name}"] = lambda go=go: go(stream, values8)
     timeline(q, k, v)
     print(f"{'part':62s} {'idle GPU':>9s} {'no sync':>9s}  (p50 us)")
     for name, fn in parts.items():

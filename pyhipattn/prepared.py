@@ -2,9 +2,10 @@
 
 ``prepare(plans, device)`` turns LaunchPlans into a ``Prepared``: for each plan, the loaded
 Kernel (module cache), grid, block, shared memory, the kernarg template and, for each pointer
-field, its byte offset and its index in ``POINTERS``.  ``Prepared.run(values, stream)`` then
-costs, per kernel, one copy of the template into the thread's kernarg scratch, one
-``pack_into`` per pointer and one driver call: no parsing, no dicts, no bytes objects.
+field, its byte offset and its index in ``POINTERS``, bound into a driver launch
+(``backend.bind_launch``).  ``Prepared.run(values, stream)`` then costs, per kernel, one
+``struct.pack_into`` per run of adjacent pointer fields into the thread's own kernarg buffer
+(which already holds the template) and one driver call: no parsing, no dicts, no bytes objects.
 Prepared objects are cached per (problem, device) by the API.
 """
 
@@ -27,6 +28,7 @@ class Launch:
     template: bytes
     slots: tuple[tuple[str, int], ...]  # (pointer name, byte offset), as the plan gave them
     packed: tuple[tuple[int, int], ...]  # (byte offset, index in POINTERS) of the same fields
+    go: object                          # backend.bind_launch(...): go(stream, values)
 
 
 class Prepared:
@@ -70,11 +72,9 @@ class Prepared:
 
     def _queue(self, values: tuple, stream: int) -> None:
         # The shared-memory limits were raised in prepare(); the context is made current once.
-        backend = self.backend
-        backend.make_current(self.device)
-        launch = backend.launch_packed
+        self.backend.make_current(self.device)
         for ln in self.launches:
-            launch(ln.function, ln.grid, ln.block, ln.shared_mem, stream, ln.template, ln.packed, values)
+            ln.go(stream, values)
 
 
 def prepare(plans, device: int) -> Prepared:
@@ -86,6 +86,7 @@ def prepare(plans, device: int) -> Prepared:
     from .runtime.detect import get_backend
     from .runtime.modules import default_cache
 
+    backend = get_backend()
     launches = []
     for p in plans:
         if 0 in p.grid:
@@ -98,7 +99,9 @@ def prepare(plans, device: int) -> Prepared:
         if p.shared_mem > k._shared_allowed:
             k.allow_shared(p.shared_mem)      # once, here, not per call
         slots = tuple(p.pointer_slots)
-        launches.append(Launch(k, k.function, p.grid, p.block, p.shared_mem, bytes(p.kernargs), slots,
-                               tuple((off, POINTERS.index(n)) for n, off in slots)))
+        packed = tuple((off, POINTERS.index(n)) for n, off in slots)
+        template = bytes(p.kernargs)
+        go = backend.bind_launch(k.function, p.grid, p.block, p.shared_mem, template, packed)
+        launches.append(Launch(k, k.function, p.grid, p.block, p.shared_mem, template, slots, packed, go))
     ws = max((p.workspace_bytes for p in plans), default=0)
-    return Prepared(tuple(launches), ws, device, get_backend())
+    return Prepared(tuple(launches), ws, device, backend)

@@ -254,6 +254,51 @@ def test_both_launchers_pass_the_extra_array(stub, launcher):
     assert r["empty"]["count"] == 2 and r["empty"]["kernargs"] == "" and r["empty"]["stream"] == 1
 
 
+@pytest.mark.parametrize("launcher", ["bindings", "cffi"])
+def test_bound_launches_write_only_their_pointers_per_thread(stub, launcher):
+    """bind_launch: the template reaches the driver with each pointer slot set from ``values``
+    (two adjacent runs and a lone slot here), every call and every thread its own values."""
+    r = run(stub, """
+        import struct, threading
+        from pyhipattn.runtime.cuda import CudaBackend
+        b = CudaBackend()
+        m = b.module_load(0, b"\x7fELF-image")
+        f = b.get_function(m, "add_kernel")
+        b.make_current(0)
+        template = bytes(range(64))
+        slots = ((0, 0), (8, 1), (16, 2), (40, 5), (48, 6), (32, 7))
+        go = b.launchers[%r].bind(f, (3, 2, 1), (128, 1, 1), 512, template, slots)
+        seen = {}
+        def call(t):
+            b.make_current(0)
+            vals = tuple(0x1000 * (t + 1) + i for i in range(8))
+            go(0x4001, vals)
+            seen[t] = last()
+        for t in range(2):
+            call(t)
+        th = threading.Thread(target=call, args=(2,)); th.start(); th.join()
+        print(json.dumps(seen))
+    """ % launcher)
+    for t in ("0", "1", "2"):
+        got = bytes.fromhex(r[t]["kernargs"])
+        base = 0x1000 * (int(t) + 1)
+        want = bytearray(range(64))
+        for off, i in ((0, 0), (8, 1), (16, 2), (40, 5), (48, 6), (32, 7)):
+            want[off:off + 8] = (base + i).to_bytes(8, "little")
+        assert got == bytes(want), t
+        assert r[t]["dims"] == [3, 2, 1, 128, 1, 1, 512] and r[t]["stream"] == 0x4001
+
+
+def test_pointer_runs_group_adjacent_slots():
+    from pyhipattn.runtime._driver import pointer_runs
+
+    runs = pointer_runs(((0, 0), (8, 1), (16, 2), (24, 3), (56, 7), (40, 5)))
+    assert [(off, a, b) for _, off, a, b in runs] == [(0, 0, 4), (40, 5, 6), (56, 7, 8)]
+    assert [(off, a, b) for _, off, a, b in pointer_runs(((8, 1), (0, 0)))] == [(0, 0, 2)]
+    assert [(off, a, b) for _, off, a, b in pointer_runs(((0, 1), (8, 0)))] == [(0, 1, 2), (8, 0, 1)]
+    assert pointer_runs(()) == ()
+
+
 def test_default_launcher_is_bindings_and_the_env_var_picks(stub):
     body = """
         from pyhipattn.runtime.cuda import CudaBackend

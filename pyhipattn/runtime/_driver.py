@@ -9,6 +9,10 @@ END}`` that differs only in the END marker (CUDA 0, HIP 3).  So this module hold
   driver's own error name and text, and launcher selection;
 - ``KernargScratch``: a per-thread reusable ``extra`` array and kernarg buffer (the driver
   copies the kernargs during the launch call, so one buffer per thread is enough);
+- ``bind_launch``: a launch whose function, grid, block, shared memory and kernarg template
+  are fixed (the per-call path of ``mha_fwd``): per thread, a buffer filled from the template
+  once (``ThreadKernargs``), so a call writes only its pointers (``pointer_runs``: one
+  ``struct.pack_into`` per run of adjacent pointer fields) and calls the driver;
 - two launchers: ``BindingsLauncher`` (through cuda-bindings / hip-python) and
   ``CffiLauncher`` (cffi ABI mode straight into libcuda / libamdhip64, every argument an
   integer).  ``PYHIPATTN_LAUNCHER=bindings|cffi`` picks one; the default is bindings (faster
@@ -34,7 +38,6 @@ PARAM_BUFFER_SIZE = 2
 
 LaunchFn = Callable[[int, tuple, tuple, int, int, bytes], None]
 
-_PACK_U64 = struct.Struct("<Q").pack_into
 
 _LAUNCHER_ENV = "PYHIPATTN_LAUNCHER"
 
@@ -70,21 +73,6 @@ class KernargScratch(threading.local):
             self._allocate(max(n, 2 * capacity))
             view, size, capacity, address = self.state
         view[:n] = kernargs
-        size.value = n
-        return address
-
-    def fill_packed(self, template: bytes, slots: tuple[tuple[int, int], ...], values: tuple) -> int:
-        """``fill(template)`` with the 64-bit pointer field at byte offset ``off`` set to
-        ``values[i]`` for each ``(off, i)`` in ``slots``: the kernargs are assembled in the
-        scratch buffer itself, so a launch builds no bytes object."""
-        view, size, capacity, address = self.state
-        n = len(template)
-        if n > capacity:
-            self._allocate(max(n, 2 * capacity))
-            view, size, capacity, address = self.state
-        view[:n] = template
-        for off, i in slots:
-            _PACK_U64(view, off, values[i])
         size.value = n
         return address
 
@@ -159,9 +147,40 @@ class DriverBackend:
         # 0.25 us less than cffi's ABI-mode call; bench/launch_overhead.py measures both on a GPU.
         self.launcher_name = want or "bindings"
         self.launch: LaunchFn = self.launchers[self.launcher_name]
-        #: ``launch_packed(function, grid, block, shared_mem, stream, template, slots, values)``:
-        #: ``launch`` with the kernargs assembled in place (KernargScratch.fill_packed).
-        self.launch_packed = self.launch.packed
+
+    def bind_launch(self, function: int, grid: tuple, block: tuple, shared_mem: int, template: bytes,
+                    slots: tuple[tuple[int, int], ...]) -> Callable[[int, tuple], None]:
+        """A launch with everything but its pointers fixed: ``go(stream, values)`` sets the 64-bit
+        field at byte offset ``off`` to ``values[i]`` for each ``(off, i)`` in ``slots`` and
+        launches through the chosen launcher.  Each thread gets its own kernarg buffer, filled
+        from ``template`` once, so a call writes only the pointers."""
+        return self.launch.bind(function, grid, block, shared_mem, template, slots)
+
+
+class ThreadKernargs(threading.local):
+    """Per thread: a kernarg buffer initialised from ``template`` and its ``extra`` array
+    (``state`` = (buffer, extra address); the address is 0 for a kernel without arguments)."""
+
+    def __init__(self, template: bytes, end_marker: int) -> None:
+        n = len(template)
+        self._buf = (ctypes.c_char * max(n, 1)).from_buffer_copy(template or b"\0")
+        self._size = ctypes.c_size_t(n)
+        self._extra = (ctypes.c_void_p * 5)(PARAM_BUFFER_POINTER, ctypes.addressof(self._buf),
+                                            PARAM_BUFFER_SIZE, ctypes.addressof(self._size), end_marker)
+        self.state = (self._buf, ctypes.addressof(self._extra) if n else 0)
+
+
+def pointer_runs(slots: tuple[tuple[int, int], ...]) -> tuple[tuple[Callable, int, int, int], ...]:
+    """``(pack_into, offset, first, stop)`` per run of ``(offset, index)`` slots whose offsets
+    step by 8 bytes as their indices step by 1: each run is one ``struct.pack_into`` of
+    ``values[first:stop]`` (little-endian uint64) at ``offset``."""
+    runs: list[list[int]] = []
+    for off, i in sorted(slots, key=lambda s: s[0]):
+        if runs and off == runs[-1][0] + 8 * (runs[-1][2] - runs[-1][1]) and i == runs[-1][2]:
+            runs[-1][2] += 1
+        else:
+            runs.append([off, i, i + 1])
+    return tuple((struct.Struct(f"<{b - a}Q").pack_into, off, a, b) for off, a, b in runs)
 
 
 class _Launcher:
@@ -174,11 +193,6 @@ class _Launcher:
     def __call__(self, function: int, grid: tuple, block: tuple, shared_mem: int, stream: int,
                   kernargs: bytes) -> None:
         self._go(function, grid, block, shared_mem, stream, self._scratch.fill(kernargs) if kernargs else 0)
-
-    def packed(self, function: int, grid: tuple, block: tuple, shared_mem: int, stream: int,
-               template: bytes, slots: tuple, values: tuple) -> None:
-        """``__call__`` with the kernargs ``template`` plus pointers (KernargScratch.fill_packed)."""
-        self._go(function, grid, block, shared_mem, stream, self._scratch.fill_packed(template, slots, values))
 
     def _go(self, function: int, grid: tuple, block: tuple, shared_mem: int, stream: int,
             extra: int) -> None:  # pragma: no cover - overridden
@@ -205,15 +219,40 @@ class BindingsLauncher(_Launcher):
         self._error = error
         self._name = name
 
+    def bind(self, function: int, grid: tuple, block: tuple, shared_mem: int, template: bytes,
+             slots: tuple) -> Callable[[int, tuple], None]:
+        """DriverBackend.bind_launch through the bindings."""
+        fn, f, streams, error, name = self._fn, self._wrap_function(function), self._streams, self._error, self._name
+        gx, gy, gz = grid
+        bx, by, bz = block
+        args = ThreadKernargs(bytes(template), self._scratch._end)
+        runs = pointer_runs(slots)
+
+        def go(stream: int, values: tuple) -> None:
+            s = streams.get(stream)
+            if s is None:
+                s = self._stream(stream)
+            buf, extra = args.state
+            for pack, off, a, b in runs:
+                pack(buf, off, *values[a:b])
+            status = fn(f, gx, gy, gz, bx, by, bz, shared_mem, s, None, extra)[0]
+            if status:
+                raise error(name, status)
+        return go
+
+    def _stream(self, stream: int) -> Any:
+        if len(self._streams) > 256:  # streams come and go; keep the map small
+            self._streams.clear()
+        s = self._streams[stream] = self._wrap_stream(stream)
+        return s
+
     def _go(self, function: int, grid: tuple, block: tuple, shared_mem: int, stream: int, extra: int) -> None:
         f = self._functions.get(function)
         if f is None:
             f = self._functions[function] = self._wrap_function(function)
         s = self._streams.get(stream)
         if s is None:
-            if len(self._streams) > 256:  # streams come and go; keep the map small
-                self._streams.clear()
-            s = self._streams[stream] = self._wrap_stream(stream)
+            s = self._stream(stream)
         status = self._fn(f, grid[0], grid[1], grid[2], block[0], block[1], block[2],
                           shared_mem, s, None, extra)[0]
         if status:
@@ -248,6 +287,24 @@ class CffiLauncher(_Launcher):
         self._scratch = scratch
         self._error = error
         self._name = symbol
+
+    def bind(self, function: int, grid: tuple, block: tuple, shared_mem: int, template: bytes,
+             slots: tuple) -> Callable[[int, tuple], None]:
+        """DriverBackend.bind_launch through cffi."""
+        fn, error, name = self._fn, self._error, self._name
+        gx, gy, gz = grid
+        bx, by, bz = block
+        args = ThreadKernargs(bytes(template), self._scratch._end)
+        runs = pointer_runs(slots)
+
+        def go(stream: int, values: tuple) -> None:
+            buf, extra = args.state
+            for pack, off, a, b in runs:
+                pack(buf, off, *values[a:b])
+            status = fn(function, gx, gy, gz, bx, by, bz, shared_mem, stream, 0, extra)
+            if status:
+                raise error(name, status)
+        return go
 
     def _go(self, function: int, grid: tuple, block: tuple, shared_mem: int, stream: int, extra: int) -> None:
         status = self._fn(function, grid[0], grid[1], grid[2], block[0], block[1], block[2],

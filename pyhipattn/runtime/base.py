@@ -14,7 +14,7 @@ does it with ``make_current``; ``launch`` is the one hot call and relies on the 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,8 @@ class Backend(Protocol):
     # launch with the kernarg byte buffer passed through `extra` (caller made the device current)
     def launch(self, function: int, grid: tuple[int, int, int], block: tuple[int, int, int],
                shared_mem: int, stream: int, kernargs: bytes) -> None: ...
+    def bind_launch(self, function: int, grid: tuple[int, int, int], block: tuple[int, int, int],
+                    shared_mem: int, template: bytes, slots: tuple[tuple[int, int], ...]) -> Any: ...
 
     # streams and events
     def stream_create(self, device: int) -> int: ...

@@ -109,6 +109,7 @@ class Workspace:
         self.grows = 0
         self._backend = backend
         self._buf: DeviceBuffer | None = None
+        self._fast = (-1, 0)    # (usable bytes, address): one read answers ensure's common case
 
     @property
     def nbytes(self) -> int:
@@ -118,6 +119,9 @@ class Workspace:
     def ensure(self, nbytes: int) -> int:
         """Device address of at least ``nbytes`` of scratch (grows by at least 2x when needed),
         preceded by the SPLIT_COUNTERS zeroed int32 counters."""
+        usable, address = self._fast
+        if nbytes <= usable:
+            return address
         with self.lock:
             buf = self._buf
             if buf is not None and buf.nbytes - COUNTER_BYTES >= nbytes:
@@ -131,11 +135,13 @@ class Workspace:
             # the counters start at 0 (stream-ordered, once per growth; the kernels keep them at 0)
             b.memset_async(self._buf.ptr, 0, COUNTER_BYTES, self.stream, self.device)
             self.grows += 1
+            self._fast = (size, self._buf.ptr + COUNTER_BYTES)
             return self._buf.ptr + COUNTER_BYTES
 
     def release(self) -> None:
         with self.lock:
             if self._buf is not None:
+                self._fast = (-1, 0)
                 self._buf.free()
                 self._buf = None
 
