@@ -50,10 +50,14 @@ for tool in $TOOLS; do
     "$SAN" --tool "$tool" --report-api-errors no --target-processes all "$PYTHON" tests/gpu/sanitize_sweep.py >"$log" 2>&1
     rc=$?
     set -e
-    summary=$(grep -E "ERROR SUMMARY: [0-9]+ error" "$log" | tail -1 || true)
+    # memcheck / initcheck end with "ERROR SUMMARY: N errors", racecheck with
+    # "RACECHECK SUMMARY: N hazards displayed (E errors, W warnings)"
+    summary=$(grep -E "(ERROR SUMMARY: [0-9]+ error|RACECHECK SUMMARY: [0-9]+ hazard)" "$log" | tail -1 || true)
     sweep=$(grep -E "^sanitize sweep:" "$log" | tail -1 || true)
-    echo "   ${summary:-no ERROR SUMMARY line}; ${sweep:-sweep did not finish}; exit $rc"
-    if [[ "$summary" != *"ERROR SUMMARY: 0 errors"* || "$sweep" != *": 0 failure(s)"* || $rc -ne 0 ]]; then
+    echo "   ${summary:-no summary line}; ${sweep:-sweep did not finish}; exit $rc"
+    clean=0
+    [[ "$summary" == *"ERROR SUMMARY: 0 errors"* || "$summary" == *"RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"* ]] && clean=1
+    if [[ $clean -ne 1 || "$sweep" != *": 0 failure(s)"* || $rc -ne 0 ]]; then
         status=1
         grep -E "^=========" "$log" | head -40 || true
     fi

@@ -4,8 +4,8 @@
     python3 tests/gpu/sanitize_sweep.py        # the same calls without a sanitizer
 
 Covers, for bf16 and fp16: the portable forward kernels (plain, masked, decode; head-dim
-classes 64 / 128 / 256; varlen plain and masked with ragged and empty sequences) and the
-portable split-K combine; the native shared-logic cubins (producer with and without masks,
+classes 64 / 128 / 256; varlen plain and masked with ragged and empty sequences), split-K
+folded by the last split (atomic arrival counters) and by the separate combine kernel; the native shared-logic cubins (producer with and without masks,
 decode and prefill tiles, split-K producer + combine; planned with ``native_splitk.plan`` as
 tests/gpu/test_native_shared_logic.py does, since dispatch never picks them on NVIDIA); and
 the common add kernel.  Shapes are small (odd lengths, sq > sk and sq < sk) so the sanitizers
@@ -56,7 +56,9 @@ def portable(dtype) -> None:
                 ("masked causal sq>sk", (1, 70, 33, 4, 1), dict(causal=True)),
                 ("masked window+softcap", (1, 40, 97, 2, 2), dict(window_size=(9, 3), softcap=10.0)),
                 ("decode", (2, 1, 300, 8, 2), dict()),
-                ("split-K + combine", (1, 3, 700, 4, 4), dict(causal=True, num_splits=3))):
+                ("split-K decode tile", (1, 3, 700, 4, 4), dict(causal=True, num_splits=3)),
+                # the plain tile split: folded by its last split, or at d256 on sm_90a by the combine kernel
+                ("split-K plain tile", (1, 40, 700, 2, 2), dict(num_splits=3))):
             q, k, v = (rand(b, s, h, d, dtype=dtype, seed=i) for i, (s, h) in enumerate(((sq, hq), (sk, hk), (sk, hk))))
             out, lse = pyhipattn.mha_fwd(q, k, v, return_lse=True, **kw)
             torch.cuda.synchronize()
