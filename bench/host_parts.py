@@ -66,7 +66,7 @@ def timeline(q, k, v, calls: int = 2000) -> None:
         qp, kp, vp = q.data_ptr(), k.data_ptr(), v.data_ptr()
         prep, out_shape = hit[0], hit[1]
         t2 = clock()
-        out = q.new_empty(out_shape)
+        out = torch.empty_like(q) if hit[3] else q.new_empty(out_shape)
         t3 = clock()
         stream = torch_c._cuda_getCurrentRawStream(key[3])
         capturing = prep.workspace_bytes and torch_c._cuda_isCurrentStreamCapturing()
@@ -82,7 +82,7 @@ def timeline(q, k, v, calls: int = 2000) -> None:
                 ln.go(stream, values + (w,))
             t7 = clock()
         assert not capturing
-        for name, t in (("key + lookup", t1), ("data_ptr x3", t2), ("q.new_empty", t3), ("stream + capture query", t4),
+        for name, t in (("key + lookup", t1), ("data_ptr x3", t2), ("output tensor", t3), ("stream + capture query", t4),
                         ("workspace lock + ensure", t5), ("make_current", t6), ("bound launch", t7)):
             steps.setdefault(name, []).append(t - t0)
     print("torch fast path, one call, GPU idle before it: p50 time from the start to the end of each step (us)")
@@ -128,6 +128,7 @@ def main() -> None:
         "mha_fwd 4096, return_lse=True": lambda: pyhipattn.mha_fwd(q, k, v, return_lse=True),
         "  key build + lookup": lambda: api._TORCH_FAST.get(api._torch_key(q, k, v, None, False, (-1, -1), 0.0, False, 0)),
         "  q.new_empty(out shape)": lambda: q.new_empty(out_shape),
+        "  torch.empty_like(q)": lambda: torch.empty_like(q),
         "  torch.empty(out shape, dtype, device)": lambda: torch.empty(out_shape, dtype=torch.bfloat16, device=q.device),
         "  current raw stream": lambda: torch._C._cuda_getCurrentRawStream(0),
         "  capture query (torch)": lambda: torch._C._cuda_isCurrentStreamCapturing(),

@@ -150,7 +150,7 @@ def _padded_call(fn, q, k, v, extra: tuple, out, problem: Problem, **kw):
 
 _BACKEND = None
 _PREPARED: dict = {}            # (problem, device) -> Prepared
-_TORCH_FAST: dict = {}          # torch call signature -> (Prepared, out shape, lse shape, dtype)
+_TORCH_FAST: dict = {}          # torch call signature -> (Prepared, out shape, lse shape, out is like q)
 
 
 def _backend():
@@ -223,7 +223,9 @@ def _execute(backend, problem: Problem, views: dict, device: int, like, out, sha
             _torch_mod()
         if len(_TORCH_FAST) > 4096:
             _TORCH_FAST.clear()
-        _TORCH_FAST[fast_key] = (prep, out_shape, lse_shape, like.dtype)
+        # the output is like q (same shape, contiguous) when dv == d and q is contiguous: then
+        # torch.empty_like(q) makes it, cheaper than new_empty(shape); the key fixes both facts
+        _TORCH_FAST[fast_key] = (prep, out_shape, lse_shape, tuple(like.shape) == out_shape and like.is_contiguous())
     out_obj = outputs.finish(out_obj, handle)
     if problem.return_lse:
         return out_obj, outputs.finish(lse_obj, handle)
@@ -242,9 +244,9 @@ def _torch_key(q, k, v, softmax_scale, causal, window_size, softcap, return_lse,
 def _torch_fast(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, num_splits):
     """(key, result) for torch tensors with out=None, stream=None: the result of the cached
     call, or None on a miss (then the key, if not None, is remembered after the general path
-    validated and planned the call).  A hit costs the key, the output tensors (``new_empty``:
-    q's dtype and device, no argument parsing for them), torch's current stream and one driver
-    launch per kernel (``Prepared.run``)."""
+    validated and planned the call).  A hit costs the key, the output tensors (``empty_like(q)``
+    or ``new_empty``: q's dtype and device, no argument parsing for them), torch's current stream
+    and one driver launch per kernel (``Prepared.run``)."""
     try:
         key = _torch_key(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, num_splits)
         hit = _TORCH_FAST.get(key)
@@ -255,9 +257,9 @@ def _torch_fast(q, k, v, softmax_scale, causal, window_size, softcap, return_lse
     qp, kp, vp = q.data_ptr(), k.data_ptr(), v.data_ptr()
     if (qp | kp | vp) & 15:
         return None, None
-    prep, out_shape, lse_shape, _ = hit
+    prep, out_shape, lse_shape, like_q = hit
     torch_c = _TORCH._C
-    out = q.new_empty(out_shape)
+    out = _TORCH.empty_like(q) if like_q else q.new_empty(out_shape)
     stream = torch_c._cuda_getCurrentRawStream(key[3])     # key[3]: q.get_device()
     if return_lse:
         lse = q.new_empty(lse_shape, dtype=_TORCH.float32)

@@ -250,13 +250,19 @@ def format_host_time(host: dict) -> str:
     """One line: mha_fwd's and the peers' host time per call, and the acceptance verdict."""
     if not host:
         return "host time: not measured"
-    parts = [f"{k} {v['p50_us']:.1f} us" if "p50_us" in v else f"{k} n/a ({v.get('err', '?')})"
-             for k, v in host["results"].items()]
+    def one(k: str, v: dict) -> str:
+        if "p50_us" not in v:
+            return f"{k} n/a ({v.get('err', '?')})"
+        r = v.get("rounds_p50_us") or [v["p50_us"]]
+        return f"{k} {v['p50_us']:.1f} us (rounds {min(r):.1f}-{max(r):.1f})"
+
+    parts = [one(k, v) for k, v in host["results"].items()]
     ours = host["results"].get("ours", {}).get("p50_us")
     verdict = ("PASS" if ours is not None and ours <= HOST_TIME_LIMIT_US else "FAIL") + \
         f" (ours <= {HOST_TIME_LIMIT_US:g} us)"
-    return (f"host time per call, {shape_label(host['shape'], host['causal'])}, GPU idle, p50 of "
-            f"{host['rounds']} x {host['calls']}: " + ", ".join(parts) + f"; {verdict}")
+    how = "interleaved rounds" if host.get("interleaved") else "rounds"
+    return (f"host time per call, {shape_label(host['shape'], host['causal'])}, GPU idle, median of "
+            f"{host['rounds']} {how} x {host['calls']} calls: " + ", ".join(parts) + f"; {verdict}")
 
 
 def write_json(path: Path, report: dict) -> None:
@@ -327,22 +333,35 @@ def host_time(fn: Callable[[], object], sync: Callable[[], None], rounds: int = 
     """Host time per call: the median over rounds of each round's median, in microseconds.
     ``sync()`` runs after every call (outside the clock: the GPU is idle at each call), or with
     ``sync_each=False`` only after each round (back-to-back calls, the queue never fills)."""
-    for _ in range(50):
-        fn()
+    return host_times({"fn": fn}, sync, rounds, calls, sync_each)["fn"]
+
+
+def host_times(fns: dict[str, Callable[[], object]], sync: Callable[[], None], rounds: int = 7,
+               calls: int = 300, sync_each: bool = True) -> dict[str, dict]:
+    """``host_time`` of several callables with their rounds interleaved (round r times every
+    callable, in an order rotated by r), so that a slow spell of the machine falls on all of
+    them alike instead of on whichever was being timed."""
+    for fn in fns.values():
+        for _ in range(50):
+            fn()
     sync()
     clock = time.perf_counter_ns
-    p50s = []
-    for _ in range(rounds):
-        samples = []
-        for _ in range(calls):
-            t0 = clock()
-            fn()
-            samples.append(clock() - t0)
-            if sync_each:
-                sync()
-        sync()
-        p50s.append(statistics.median(samples) / 1e3)
-    return {"p50_us": statistics.median(p50s), "best_round_p50_us": min(p50s), "rounds_p50_us": p50s}
+    names = list(fns)
+    p50s: dict[str, list[float]] = {n: [] for n in names}
+    for r in range(rounds):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            fn = fns[name]
+            samples = []
+            for _ in range(calls):
+                t0 = clock()
+                fn()
+                samples.append(clock() - t0)
+                if sync_each:
+                    sync()
+            sync()
+            p50s[name].append(statistics.median(samples) / 1e3)
+    return {n: {"p50_us": statistics.median(v), "best_round_p50_us": min(v), "rounds_p50_us": v}
+            for n, v in p50s.items()}
 
 
 # -- implementations ---------------------------------------------------------------------------
@@ -576,9 +595,10 @@ def bench_shape(shape: Shape, dtype: str, peers: list[str], dev: dict, seed: int
     return row
 
 
-def measure_host_time(dtype: str, peers: list[str], rounds: int = 7, calls: int = 300) -> dict:
+def measure_host_time(dtype: str, peers: list[str], rounds: int = 11, calls: int = 200) -> dict:
     """Host time per call of mha_fwd, torch SDPA (default dispatch, no backend context: what a
-    user calls) and flash_attn_func where present, on HOST_TIME_SHAPE, the GPU idle each call."""
+    user calls) and flash_attn_func where present, on HOST_TIME_SHAPE, the GPU idle each call,
+    their rounds interleaved (``host_times``)."""
     import torch
 
     s = HOST_TIME_SHAPE
@@ -586,10 +606,16 @@ def measure_host_time(dtype: str, peers: list[str], rounds: int = 7, calls: int 
     impls = implementations([p for p in peers if p == "flash_attn"], s)
     impls["sdpa"] = _sdpa_call("default", s)
     res: dict = {}
+    timed = {}
     for name, f in impls.items():
         _, why = _first_call(f, q, k, v)
-        res[name] = {"err": why} if why else host_time(lambda f=f: f(q, k, v), torch.cuda.synchronize, rounds, calls)
-    return {"shape": s.dims(), "causal": s.causal, "rounds": rounds, "calls": calls, "results": res}
+        if why:
+            res[name] = {"err": why}
+        else:
+            timed[name] = lambda f=f: f(q, k, v)
+    res.update(host_times(timed, torch.cuda.synchronize, rounds, calls))
+    return {"shape": s.dims(), "causal": s.causal, "rounds": rounds, "calls": calls, "interleaved": True,
+            "results": {n: res[n] for n in impls}}
 
 
 def run_bench(args) -> int:

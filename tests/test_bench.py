@@ -226,10 +226,20 @@ def test_host_time_line_states_the_acceptance():
     host = {"shape": [1, 32, 8, 1, 4096, 128], "causal": False, "rounds": 7, "calls": 300,
             "results": {"ours": {"p50_us": 9.5}, "sdpa": {"p50_us": 34.0}, "flash_attn": {"err": "missing"}}}
     line = B.format_host_time(host)
-    assert "ours 9.5 us" in line and "sdpa 34.0 us" in line and "flash_attn n/a (missing)" in line
+    assert "ours 9.5 us (rounds 9.5-9.5)" in line and "sdpa 34.0 us" in line and "flash_attn n/a (missing)" in line
     assert line.endswith("PASS (ours <= 15 us)")
     host["results"]["ours"]["p50_us"] = 15.1
     assert B.format_host_time(host).endswith("FAIL (ours <= 15 us)")
+
+
+def test_host_times_interleave_rounds_and_rotate_the_order():
+    order = []
+    fns = {"a": lambda: order.append("a"), "b": lambda: order.append("b"), "c": lambda: order.append("c")}
+    res = B.host_times(fns, lambda: order.append("|"), rounds=3, calls=2, sync_each=False)
+    timed = "".join(order).split("|", 1)[1]          # after the warm-up calls and their sync
+    assert timed == "aa|bb|cc|bb|cc|aa|cc|aa|bb|"     # round r starts with callable r
+    assert set(res) == {"a", "b", "c"} and all(len(v["rounds_p50_us"]) == 3 for v in res.values())
+    assert all(v["best_round_p50_us"] <= v["p50_us"] for v in res.values())
 
 
 def test_json_is_written_whole_and_reads_back(tmp_path):
