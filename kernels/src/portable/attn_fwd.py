@@ -19,7 +19,9 @@ Split-K (num_splits > 1): program_id(2) is the split, taking a contiguous range 
 blocks its row tile can see; it writes normalised fp32 partial O and the partial LSE to the
 workspace, rows ordered split-major then like LSE ([G][B][Hq][Sq], or [G][Hq][total_q] for
 varlen): O partials at WS, LSE partials right after them at WS + G * ws_split_rows * dv.
-attn_combine folds them.  The argument order here is declared once, for the Python side, in
+With FOLD_COUNTERS > 0 the last split of each row tile to finish folds them in the same launch
+(_combine_if_last: arrival counters in the FOLD_COUNTERS int32 words before WS); otherwise
+attn_combine folds them in a second launch.  The argument order here is declared once, for the Python side, in
 portable_args.h; the build checks they agree.
 
 Registers: the build refuses any object that spills or uses scratch / local memory.  What
