@@ -11,24 +11,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import subprocess
-import time
 from pathlib import Path
 
 import torch
 
 import pyhipattn
-
-
-def p50(fn, calls: int) -> float:
-    ts = []
-    for _ in range(calls):
-        torch.cuda.synchronize()
-        t0 = time.perf_counter_ns()
-        fn()
-        ts.append(time.perf_counter_ns() - t0)
-    return statistics.median(ts) / 1e3
+from pyhipattn.bench import host_times
 
 
 def gpu_local_cpus() -> str:
@@ -52,13 +41,12 @@ def main() -> None:
     ours = lambda: pyhipattn.mha_fwd(q, k, v)  # noqa: E731
     sdpa = lambda: torch.nn.functional.scaled_dot_product_attention(  # noqa: E731
         q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), enable_gqa=True)
-    for _ in range(50):
-        ours(), sdpa()
     every = sorted(os.sched_getaffinity(0))
     print(f"{'cpu':>4s} {'ours us':>8s} {'sdpa us':>8s} {'ratio':>6s}")
     for cpu in every + every[:2]:
         os.sched_setaffinity(0, {cpu})
-        o, s = p50(ours, a.calls), p50(sdpa, a.calls)
+        r = host_times({"ours": ours, "sdpa": sdpa}, torch.cuda.synchronize, rounds=1, calls=a.calls)
+        o, s = r["ours"]["p50_us"], r["sdpa"]["p50_us"]
         print(f"{cpu:4d} {o:8.2f} {s:8.2f} {o / s:6.2f}", flush=True)
     os.sched_setaffinity(0, set(every))
 

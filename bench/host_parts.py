@@ -15,17 +15,13 @@ import torch
 
 import pyhipattn
 from pyhipattn import api
+from pyhipattn.bench import host_time
+from pyhipattn.runtime.memory import workspace
 
 
-def p50(fn, sync: bool, calls: int = 2000) -> float:
-    ts = []
-    for _ in range(calls):
-        if sync:
-            torch.cuda.synchronize()
-        t0 = time.perf_counter()
-        fn()
-        ts.append(time.perf_counter() - t0)
-    return statistics.median(ts) * 1e6
+def inputs(b: int, hq: int, hk: int, sq: int, sk: int, d: int) -> tuple:
+    """Fresh bf16 (q, k, v), BSHD."""
+    return tuple(torch.randn(b, s, h, d, device="cuda", dtype=torch.bfloat16) for s, h in ((sq, hq), (sk, hk), (sk, hk)))
 
 
 def raw_launch(ln, stream, values):
@@ -40,7 +36,7 @@ def raw_launch(ln, stream, values):
     cbuf = (ctypes.c_char * len(buf)).from_buffer_copy(bytes(buf))
     size = ctypes.c_size_t(len(buf))
     extra = (ctypes.c_void_p * 5)(1, ctypes.addressof(cbuf), 2, ctypes.addressof(size), 0)
-    f, s, addr = driver.CUfunction(ln.function), driver.CUstream(stream), ctypes.addressof(extra)
+    f, s, addr = driver.CUfunction(ln.kernel.function), driver.CUstream(stream), ctypes.addressof(extra)
     g, bl = ln.grid, ln.block
     keep = (cbuf, size, extra)
     return lambda: (keep, driver.cuLaunchKernel(f, g[0], g[1], g[2], bl[0], bl[1], bl[2], ln.shared_mem, s, None, addr))
@@ -72,7 +68,7 @@ def timeline(q, k, v, calls: int = 2000) -> None:
         capturing = prep.workspace_bytes and torch_c._cuda_isCurrentStreamCapturing()
         t4 = clock()
         values = (qp, kp, vp, out.data_ptr(), 0, 0, 0)
-        ws = prep._workspaces.get(stream)
+        ws = workspace(prep.device, stream, prep.backend)
         with ws.lock:
             w = ws.ensure(prep.workspace_bytes)
             t5 = clock()
@@ -98,19 +94,14 @@ def main() -> None:
               "decode (1,32,8,1,131072,128)": (1, 32, 8, 1, 131072, 128),
               "decode (16,32,8,1,32768,128)": (16, 32, 8, 1, 32768, 128)}
     parts = {}
-    for label, (b, hq, hk, sq, sk, d) in shapes.items():
-        q = torch.randn(b, sq, hq, d, device="cuda", dtype=torch.bfloat16)
-        k = torch.randn(b, sk, hk, d, device="cuda", dtype=torch.bfloat16)
-        v = torch.randn(b, sk, hk, d, device="cuda", dtype=torch.bfloat16)
+    for label, dims in shapes.items():
+        q, k, v = inputs(*dims)
         pyhipattn.mha_fwd(q, k, v)
         prep = api._TORCH_FAST[api._torch_key(q, k, v, None, False, (-1, -1), 0.0, False, 0)][0]
         parts[f"mha_fwd {label}: {len(prep.launches)} launch(es), split {prep.launches[0].grid[2]}"] = \
             lambda q=q, k=k, v=v: pyhipattn.mha_fwd(q, k, v)
         parts[f"torch SDPA {label}"] = sdpa(q, k, v)
-    b, hq, hk, sq, sk, d = shapes["decode (1,32,8,1,4096,128)"]
-    q = torch.randn(b, sq, hq, d, device="cuda", dtype=torch.bfloat16)
-    k = torch.randn(b, sk, hk, d, device="cuda", dtype=torch.bfloat16)
-    v = torch.randn(b, sk, hk, d, device="cuda", dtype=torch.bfloat16)
+    q, k, v = inputs(*shapes["decode (1,32,8,1,4096,128)"])
     pyhipattn.mha_fwd(q, k, v)
     pyhipattn.mha_fwd(q, k, v, num_splits=1)
     pyhipattn.mha_fwd(q, k, v, return_lse=True)
@@ -121,8 +112,7 @@ def main() -> None:
     stream = torch._C._cuda_getCurrentRawStream(0)
     o = torch.empty(out_shape, dtype=torch.bfloat16, device=q.device)
     values = (q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(), 0, 0, 0)
-    ws = prep._workspaces.get(stream) or prep._workspace(stream)
-    values8 = values + (ws.ensure(prep.workspace_bytes),)
+    values8 = values + (workspace(prep.device, stream, backend).ensure(prep.workspace_bytes),)
     parts.update({
         "mha_fwd 4096, num_splits=1 (1 launch, no workspace)": lambda: pyhipattn.mha_fwd(q, k, v, num_splits=1),
         "mha_fwd 4096, return_lse=True": lambda: pyhipattn.mha_fwd(q, k, v, return_lse=True),
@@ -139,16 +129,13 @@ def main() -> None:
         "  raw cuLaunchKernel (cuda-bindings)": raw_launch(ln, stream, values8),
     })
     for name, launcher in backend.launchers.items():
-        go = launcher.bind(ln.function, ln.grid, ln.block, ln.shared_mem, ln.template, ln.packed)
+        go = launcher.bind(ln.kernel.function, ln.grid, ln.block, ln.shared_mem, ln.template, ln.packed)
         parts[f"  bound launch through {name}"] = lambda go=go: go(stream, values8)
     timeline(q, k, v)
     print(f"{'part':62s} {'idle GPU':>9s} {'no sync':>9s}  (p50 us)")
     for name, fn in parts.items():
-        fn()
-        torch.cuda.synchronize()
-        idle = p50(fn, True)
-        busy = p50(fn, False, 300)
-        torch.cuda.synchronize()
+        idle = host_time(fn, torch.cuda.synchronize, rounds=1, calls=2000)["p50_us"]
+        busy = host_time(fn, torch.cuda.synchronize, rounds=1, calls=300, sync_each=False)["p50_us"]
         print(f"{name:62s} {idle:9.2f} {busy:9.2f}", flush=True)
 
 

@@ -22,6 +22,7 @@ from .arch import arch_info, canonical_arch
 from .dlpack import view
 from .families.base import Problem
 from .plan import LaunchPlan
+from .prepared import pointer_values, prepare
 
 
 def mha_fwd(q, k, v, *, softmax_scale: float | None = None, causal: bool = False,
@@ -177,8 +178,6 @@ def _prepared(backend, problem: Problem, device: int):
     key = (problem, device)
     prep = _PREPARED.get(key)
     if prep is None:
-        from .prepared import prepare
-
         arch, cus = _device_facts(backend, device)
         prep = _PREPARED[key] = prepare(_decide(problem, arch, cus).plans, device)
     return prep
@@ -217,7 +216,8 @@ def _execute(backend, problem: Problem, views: dict, device: int, like, out, sha
                         if problem.return_lse else (None, 0))
     ptrs = {name: v.ptr for name, v in views.items()}
     ptrs["out"], ptrs["lse"] = out_ptr, lse_ptr
-    _launch(prep, ptrs, handle, like)
+    _launch(prep, pointer_values(ptrs), handle, like,
+            bool(prep.workspace_bytes) and backend.stream_is_capturing(handle, device))
     if fast_key is not None:
         if _TORCH is None:
             _torch_mod()
@@ -266,12 +266,8 @@ def _torch_fast(q, k, v, softmax_scale, causal, window_size, softcap, return_lse
         values = (qp, kp, vp, out.data_ptr(), lse.data_ptr(), 0, 0)
     else:
         values = (qp, kp, vp, out.data_ptr(), 0, 0, 0)
-    if prep.workspace_bytes and torch_c._cuda_isCurrentStreamCapturing():
-        scratch, address = outputs.capture_scratch(q, prep.workspace_bytes, stream)
-        prep.run(values, stream, address)
-        del scratch   # queued: the graph's pool keeps it for every replay
-    else:
-        prep.run(values, stream)
+    # torch's own capture query is cheaper than the driver's; asked only when scratch is needed
+    _launch(prep, values, stream, q, bool(prep.workspace_bytes) and torch_c._cuda_isCurrentStreamCapturing())
     return key, ((out, lse) if return_lse else out)
 
 
@@ -286,17 +282,17 @@ def _torch_mod():
     return torch
 
 
-def _launch(prep, ptrs: dict, stream: int, like) -> None:
-    """``prep.launch``, except that a split-K call being captured into a graph gets scratch the
-    graph owns (``outputs.capture_scratch``) instead of the stream's shared workspace, which may
-    grow (free + alloc) after the capture.  (The torch fast path does the same with torch's own
-    capture query.)"""
-    if prep.workspace_bytes and _backend().stream_is_capturing(stream, prep.device):
+def _launch(prep, values: tuple, stream: int, like, capturing: bool) -> None:
+    """``prep.run``, except that a split-K call being captured into a graph (``capturing``: the
+    caller asked, for problems that need scratch) gets scratch the graph owns
+    (``outputs.capture_scratch``) instead of the stream's shared workspace, which may grow
+    (free + alloc) after the capture."""
+    if capturing:
         scratch, address = outputs.capture_scratch(like, prep.workspace_bytes, stream)
-        prep.launch(ptrs, stream, workspace=address)
+        prep.run(values, stream, address)
         del scratch   # queued: the graph's pool keeps it for every replay
     else:
-        prep.launch(ptrs, stream)
+        prep.run(values, stream)
 
 
 def _forget_kernels() -> None:

@@ -13,68 +13,62 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .runtime.memory import workspace as _workspace
+
 #: Every pointer a plan may leave unbound, in the order ``Prepared.run`` takes their values.
 POINTERS = ("q", "k", "v", "out", "lse", "cu_seqlens_q", "cu_seqlens_k", "workspace")
-_NO_WORKSPACE = 0
 
 
 @dataclass(frozen=True)
 class Launch:
     kernel: object                      # runtime.modules.Kernel
-    function: int                       # its driver handle
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
     shared_mem: int
     template: bytes
-    slots: tuple[tuple[str, int], ...]  # (pointer name, byte offset), as the plan gave them
-    packed: tuple[tuple[int, int], ...]  # (byte offset, index in POINTERS) of the same fields
+    packed: tuple[tuple[int, int], ...]  # (byte offset, index in POINTERS) of each pointer field
     go: object                          # backend.bind_launch(...): go(stream, values)
 
 
 class Prepared:
     """Launches of one problem on one device, ready to run with fresh pointers."""
 
-    __slots__ = ("launches", "workspace_bytes", "device", "backend", "_workspaces")
+    __slots__ = ("launches", "workspace_bytes", "device", "backend")
 
     def __init__(self, launches: tuple[Launch, ...], workspace_bytes: int, device: int, backend) -> None:
         self.launches = launches
         self.workspace_bytes = workspace_bytes
         self.device = device
         self.backend = backend
-        self._workspaces: dict = {}       # stream -> runtime.memory.Workspace (the shared registry's)
 
     def launch(self, pointers: dict[str, int], stream: int, workspace: int | None = None) -> None:
         """Queue every kernel on ``stream``; ``pointers`` maps names of ``POINTERS`` to device
         addresses (missing ones are 0).  The workspace is ``workspace`` when given (scratch the
         caller owns), else the stream's grow-only shared workspace."""
-        get = pointers.get
-        self.run((get("q", 0), get("k", 0), get("v", 0), get("out", 0), get("lse", 0),
-                  get("cu_seqlens_q", 0), get("cu_seqlens_k", 0)), stream, workspace)
+        self.run(pointer_values(pointers), stream, workspace)
 
     def run(self, values: tuple, stream: int, workspace: int | None = None) -> None:
         """``launch`` with the addresses of the first seven ``POINTERS`` as a tuple, in order."""
         if workspace is not None or not self.workspace_bytes:
-            self._queue(values + ((workspace or _NO_WORKSPACE),), stream)
+            self._queue(values + (workspace or 0,), stream)
             return
-        ws = self._workspaces.get(stream)
-        if ws is None:
-            ws = self._workspace(stream)
+        ws = _workspace(self.device, stream, self.backend)
         with ws.lock:   # a concurrent growth must not free the buffer before these launches are queued
             self._queue(values + (ws.ensure(self.workspace_bytes),), stream)
-
-    def _workspace(self, stream: int):
-        from .runtime.memory import workspace
-
-        if len(self._workspaces) > 64:     # streams come and go; keep the map small
-            self._workspaces.clear()
-        ws = self._workspaces[stream] = workspace(self.device, stream, self.backend)
-        return ws
 
     def _queue(self, values: tuple, stream: int) -> None:
         # The shared-memory limits were raised in prepare(); the context is made current once.
         self.backend.make_current(self.device)
         for ln in self.launches:
             ln.go(stream, values)
+
+
+def pointer_values(pointers: dict[str, int]) -> tuple:
+    """The addresses of the first seven ``POINTERS`` in ``pointers`` (0 where missing), in
+    order: what ``Prepared.run`` takes."""
+    get = pointers.get
+    return (get("q", 0), get("k", 0), get("v", 0), get("out", 0), get("lse", 0),
+            get("cu_seqlens_q", 0), get("cu_seqlens_k", 0))
 
 
 def prepare(plans, device: int) -> Prepared:
@@ -98,10 +92,9 @@ def prepare(plans, device: int) -> Prepared:
         k.check_kernargs(len(p.kernargs), f"plan for {p.kernel}")
         if p.shared_mem > k._shared_allowed:
             k.allow_shared(p.shared_mem)      # once, here, not per call
-        slots = tuple(p.pointer_slots)
-        packed = tuple((off, POINTERS.index(n)) for n, off in slots)
+        packed = tuple((off, POINTERS.index(n)) for n, off in p.pointer_slots)
         template = bytes(p.kernargs)
         go = backend.bind_launch(k.function, p.grid, p.block, p.shared_mem, template, packed)
-        launches.append(Launch(k, k.function, p.grid, p.block, p.shared_mem, template, slots, packed, go))
+        launches.append(Launch(k, p.grid, p.block, p.shared_mem, template, packed, go))
     ws = max((p.workspace_bytes for p in plans), default=0)
     return Prepared(tuple(launches), ws, device, backend)

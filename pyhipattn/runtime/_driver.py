@@ -51,7 +51,7 @@ class KernargScratch(threading.local):
     """
 
     def __init__(self, end_marker: int, capacity: int = 512) -> None:
-        self._end = end_marker
+        self.end_marker = end_marker
         self._allocate(capacity)
 
     def _allocate(self, capacity: int) -> None:
@@ -60,7 +60,7 @@ class KernargScratch(threading.local):
         self._extra = (ctypes.c_void_p * 5)(
             PARAM_BUFFER_POINTER, ctypes.addressof(self._buf),
             PARAM_BUFFER_SIZE, ctypes.addressof(self._size),
-            self._end,
+            self.end_marker,
         )
         self.address = ctypes.addressof(self._extra)
         # One attribute read per fill (threading.local lookups cost about 50 ns each).
@@ -184,15 +184,39 @@ def pointer_runs(slots: tuple[tuple[int, int], ...]) -> tuple[tuple[Callable, in
 
 
 class _Launcher:
-    """``launcher(function, grid, block, shared_mem, stream, kernargs)`` and ``packed(...)``
-    over a subclass's ``_go(..., extra)``, the one driver call."""
+    """``launcher(function, grid, block, shared_mem, stream, kernargs)`` and ``bind(...)`` over
+    a subclass's ``_go(..., extra)`` (one driver call) and ``_caller(...)`` (the same call with
+    function, grid, block and shared memory fixed: ``call(stream, extra) -> status``)."""
 
     __slots__ = ()
     _scratch: KernargScratch
+    _error: Callable[[str, Any], Exception]
+    _name: str
 
     def __call__(self, function: int, grid: tuple, block: tuple, shared_mem: int, stream: int,
                   kernargs: bytes) -> None:
         self._go(function, grid, block, shared_mem, stream, self._scratch.fill(kernargs) if kernargs else 0)
+
+    def bind(self, function: int, grid: tuple, block: tuple, shared_mem: int, template: bytes,
+             slots: tuple) -> Callable[[int, tuple], None]:
+        """DriverBackend.bind_launch through this launcher."""
+        args = ThreadKernargs(bytes(template), self._scratch.end_marker)
+        runs = pointer_runs(slots)
+        call = self._caller(function, grid, block, shared_mem)
+        error, name = self._error, self._name
+
+        def go(stream: int, values: tuple) -> None:
+            buf, extra = args.state
+            for pack, off, a, b in runs:
+                pack(buf, off, *values[a:b])
+            status = call(stream, extra)
+            if status:
+                raise error(name, status)
+        return go
+
+    def _caller(self, function: int, grid: tuple, block: tuple,
+                shared_mem: int) -> Callable[[int, int], int]:  # pragma: no cover - overridden
+        raise NotImplementedError
 
     def _go(self, function: int, grid: tuple, block: tuple, shared_mem: int, stream: int,
             extra: int) -> None:  # pragma: no cover - overridden
@@ -219,26 +243,17 @@ class BindingsLauncher(_Launcher):
         self._error = error
         self._name = name
 
-    def bind(self, function: int, grid: tuple, block: tuple, shared_mem: int, template: bytes,
-             slots: tuple) -> Callable[[int, tuple], None]:
-        """DriverBackend.bind_launch through the bindings."""
-        fn, f, streams, error, name = self._fn, self._wrap_function(function), self._streams, self._error, self._name
+    def _caller(self, function: int, grid: tuple, block: tuple, shared_mem: int) -> Callable[[int, int], int]:
+        fn, f, streams, stream_handle = self._fn, self._wrap_function(function), self._streams, self._stream
         gx, gy, gz = grid
         bx, by, bz = block
-        args = ThreadKernargs(bytes(template), self._scratch._end)
-        runs = pointer_runs(slots)
 
-        def go(stream: int, values: tuple) -> None:
+        def call(stream: int, extra: int) -> int:
             s = streams.get(stream)
             if s is None:
-                s = self._stream(stream)
-            buf, extra = args.state
-            for pack, off, a, b in runs:
-                pack(buf, off, *values[a:b])
-            status = fn(f, gx, gy, gz, bx, by, bz, shared_mem, s, None, extra)[0]
-            if status:
-                raise error(name, status)
-        return go
+                s = stream_handle(stream)
+            return fn(f, gx, gy, gz, bx, by, bz, shared_mem, s, None, extra)[0]
+        return call
 
     def _stream(self, stream: int) -> Any:
         if len(self._streams) > 256:  # streams come and go; keep the map small
@@ -288,23 +303,11 @@ class CffiLauncher(_Launcher):
         self._error = error
         self._name = symbol
 
-    def bind(self, function: int, grid: tuple, block: tuple, shared_mem: int, template: bytes,
-             slots: tuple) -> Callable[[int, tuple], None]:
-        """DriverBackend.bind_launch through cffi."""
-        fn, error, name = self._fn, self._error, self._name
+    def _caller(self, function: int, grid: tuple, block: tuple, shared_mem: int) -> Callable[[int, int], int]:
+        fn = self._fn
         gx, gy, gz = grid
         bx, by, bz = block
-        args = ThreadKernargs(bytes(template), self._scratch._end)
-        runs = pointer_runs(slots)
-
-        def go(stream: int, values: tuple) -> None:
-            buf, extra = args.state
-            for pack, off, a, b in runs:
-                pack(buf, off, *values[a:b])
-            status = fn(function, gx, gy, gz, bx, by, bz, shared_mem, stream, 0, extra)
-            if status:
-                raise error(name, status)
-        return go
+        return lambda stream, extra: fn(function, gx, gy, gz, bx, by, bz, shared_mem, stream, 0, extra)
 
     def _go(self, function: int, grid: tuple, block: tuple, shared_mem: int, stream: int, extra: int) -> None:
         status = self._fn(function, grid[0], grid[1], grid[2], block[0], block[1], block[2],

@@ -123,9 +123,10 @@ class Workspace:
         if nbytes <= usable:
             return address
         with self.lock:
+            usable, address = self._fast        # again: another thread may have grown it meanwhile
+            if nbytes <= usable:
+                return address
             buf = self._buf
-            if buf is not None and buf.nbytes - COUNTER_BYTES >= nbytes:
-                return buf.ptr + COUNTER_BYTES
             size = max(nbytes, 2 * self.nbytes, WORKSPACE_MIN_BYTES)
             size = -(-size // _ALIGN) * _ALIGN
             if buf is not None:
