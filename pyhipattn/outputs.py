@@ -33,6 +33,11 @@ def empty_like(like, shape: tuple[int, ...], dtype: str, device: int, stream: in
         with cupy.cuda.Device(device):
             a = cupy.empty(shape, dtype=_cupy_dtype(dtype))
         return a, a.data.ptr
+    if fw == "numpy":          # the emulator: host memory is device memory
+        from .runtime import get_backend
+
+        a = get_backend().host_array(shape, _cupy_dtype(dtype))
+        return a, a.ctypes.data
     from .runtime.memory import device_array
 
     arr = device_array(shape, dtype, device, stream)

@@ -37,6 +37,10 @@ def pad_last(x, to: int):
         import jax.numpy as jnp
 
         return jnp.pad(x, [(0, 0)] * (x.ndim - 1) + [(0, to - n)])
+    if fw == "numpy":          # the emulator's arrays
+        import numpy as np
+
+        return np.pad(x, [(0, 0)] * (x.ndim - 1) + [(0, to - n)])
     raise TypeError(f"head dim {n} is not a multiple of 8 and arrays of type {type(x).__name__} cannot be "
                     "padded here; pass torch, cupy or jax arrays, or pad the head dim to a multiple of 8")
 
@@ -50,7 +54,7 @@ def copy_into(out, value):
     fw = type(out).__module__.split(".", 1)[0]
     if fw == "torch":
         out.copy_(value)
-    elif fw == "cupy":
+    elif fw in ("cupy", "numpy"):
         out[...] = value
     else:
-        raise TypeError(f"out= of type {type(out).__name__} cannot be written in place; use torch or cupy arrays")
+        raise TypeError(f"out= of type {type(out).__name__} cannot be written in place; use torch, cupy or numpy arrays")

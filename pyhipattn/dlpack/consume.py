@@ -13,11 +13,22 @@ from typing import Any
 from pyhipattn.dlpack import capsule as _capsule
 from pyhipattn.dlpack.frameworks import classify
 from pyhipattn.dlpack.structs import (
-    CUDA, DTYPE_OF_CODE, FLAG_READ_ONLY, GPU_DEVICE_TYPES, MAJOR_VERSION, ROCM,
+    CPU, CUDA, DTYPE_OF_CODE, FLAG_READ_ONLY, GPU_DEVICE_TYPES, MAJOR_VERSION, ROCM,
     SUPPORTED_DTYPES, VERSION, DLManagedTensor, DLManagedTensorVersioned, DLTensor,
     compact_strides, device_name,
 )
 from pyhipattn.dlpack.tensorview import TensorView
+
+#: Called with every host (CPU) TensorView pyhipattn makes; the emulator registers the memory
+#: such views span as device memory (``pyhipattn.emulate.backend.expose_view``).
+_host_view_listeners: list = []
+
+
+def add_host_view_listener(fn) -> None:
+    """Call ``fn(view)`` for every CPU TensorView from now on (once per distinct ``fn``)."""
+    if fn not in _host_view_listeners:
+        _host_view_listeners.append(fn)
+
 
 _DTYPE_CODE_NAMES = {0: "int", 1: "uint", 2: "float", 3: "opaque handle", 4: "bfloat",
                      5: "complex", 6: "bool"}
@@ -65,9 +76,12 @@ def view(obj: Any, *, stream: int | None = None, platform_device_type: int | Non
     framework, fast = classify(type(obj))
     result = fast(obj, argname) if fast is not None else None
     if result is None:
-        return _dlpack_view(obj, framework, stream, platform_device_type, argname)
-    if platform_device_type is not None and result.device_type != platform_device_type:
+        result = _dlpack_view(obj, framework, stream, platform_device_type, argname)
+    elif platform_device_type is not None and result.device_type != platform_device_type:
         raise _wrong_device(argname, result.device_type, platform_device_type)
+    if result.device_type == CPU and _host_view_listeners:
+        for fn in _host_view_listeners:
+            fn(result)
     return result
 
 

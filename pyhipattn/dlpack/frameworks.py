@@ -124,7 +124,23 @@ def cupy_view(a: Any, argname: str) -> TensorView | None:
                       device_type, a.device.id, a, "cupy")
 
 
-_FAST_PATHS: dict[str, FastPath] = {"torch": torch_view, "cupy": cupy_view}
+# -- numpy (host memory: the emulator's arrays; ml_dtypes' bfloat16, which numpy's DLPack
+#    export refuses) ----------------------------------------------------------------------
+
+def numpy_view(a: Any, argname: str) -> TensorView | None:
+    """View of a numpy ndarray from its array interface (strides converted to elements)."""
+    dtype = _NUMPY_NAMES.get(a.dtype.name)
+    if dtype is None:
+        raise unsupported_dtype(argname, a.dtype)
+    itemsize = a.itemsize
+    strides = a.strides
+    if any(s % itemsize for s in strides):
+        return None
+    return TensorView(a.ctypes.data, a.shape, tuple(s // itemsize for s in strides), dtype, CPU, 0, a, "numpy",
+                      not a.flags.writeable)
+
+
+_FAST_PATHS: dict[str, FastPath] = {"torch": torch_view, "cupy": cupy_view, "numpy": numpy_view}
 
 
 # -- handing arrays back ----------------------------------------------------------------

@@ -3,7 +3,9 @@
 ``get_backend()`` picks the platform once per process (thread-safe, cached):
 
 - ``PYHIPATTN_PLATFORM=nvidia`` or ``=amd`` forces one, and fails with a PlatformError naming
-  what is missing when that one is unavailable; any other value is a ValueError.
+  what is missing when that one is unavailable; ``=emulate`` selects the CPU emulator of AMD
+  GPUs (``pyhipattn.emulate``: numpy arrays, ``PYHIPATTN_EMULATE_ARCH``), which is never
+  picked unless asked for; any other value is a ValueError.
 - otherwise NVIDIA when ``cuda.bindings`` imports and ``cuInit`` finds at least one device,
   else AMD when ``hip`` (hip-python) imports and finds a device, else PlatformError saying
   why each was rejected.
@@ -26,7 +28,8 @@ from pyhipattn.runtime.base import Backend
 
 PLATFORM_ENV = "PYHIPATTN_PLATFORM"
 _PLATFORMS = ("nvidia", "amd")
-_BINDINGS = {"nvidia": "cuda.bindings", "amd": "hip"}
+_FORCEABLE = _PLATFORMS + ("emulate",)
+_BINDINGS = {"nvidia": "cuda.bindings", "amd": "hip", "emulate": "pyhipattn.emulate"}
 
 _lock = threading.Lock()
 _backend: Backend | None = None
@@ -39,6 +42,13 @@ def _construct(platform: str) -> Backend:
         from pyhipattn.runtime.cuda import CudaBackend
 
         return CudaBackend()
+    if platform == "emulate":
+        from pyhipattn.dlpack.consume import add_host_view_listener
+        from pyhipattn.emulate.backend import expose_view, make_backend
+
+        backend = make_backend()
+        add_host_view_listener(expose_view)
+        return backend
     from pyhipattn.runtime.hip import HipBackend
 
     return HipBackend()
@@ -63,9 +73,9 @@ def forced_platform() -> str | None:
     value = os.environ.get(PLATFORM_ENV, "").strip().lower()
     if not value:
         return None
-    if value not in _PLATFORMS:
+    if value not in _FORCEABLE:
         raise ValueError(
-            f"{PLATFORM_ENV}={os.environ[PLATFORM_ENV]!r}: accepted values are 'amd' and 'nvidia' "
+            f"{PLATFORM_ENV}={os.environ[PLATFORM_ENV]!r}: accepted values are 'amd', 'nvidia' and 'emulate' "
             "(or leave it unset to detect the platform)"
         )
     return value
