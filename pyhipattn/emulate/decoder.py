@@ -85,8 +85,13 @@ _BARE_MODS = {"off", "offen", "idxen", "lds", "glc", "slc", "dlc", "nt", "sc0", 
               "clamp", "addr64", "d16", "a16", "r128", "unorm", "da"}
 
 
+_REGISTER = re.compile(r"^-?\|?(v|s|a|ttmp)(\d+|\[\d+:\d+\])")
+
+
 def _is_modifier(tok: str) -> bool:
-    if ":" in tok and not tok.startswith(("v[", "s[", "a[", "ttmp[")):
+    if _REGISTER.match(tok):
+        return False                # a16 is a register here, not MIMG's a16 flag
+    if ":" in tok:
         return True
     return tok in _BARE_MODS - {"off"}
 

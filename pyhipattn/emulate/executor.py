@@ -27,6 +27,7 @@ from .errors import EmulatorError, EmulatorTimeout
 from .isa import ArchCtx, Step, compile_instruction
 from .loader import USER_SGPRS, KernelDescriptor, LoadedImage
 from .memory import Regions, regions
+from .operands import TTMP
 from .state import Machine
 
 VGPRS, AGPRS_CDNA = 256, 256
@@ -226,6 +227,9 @@ def _setup(prog: Program, kd: KernelDescriptor, ctx: ArchCtx, wg_ids: np.ndarray
             s += 1
     if kd.rsrc2 & (1 << 10):          # workgroup info: 0
         s += 1
+    if ctx.gen >= 12:                 # architected SGPRs: ttmp9 = id x, ttmp7 = id y | id z << 16
+        m.S[:, TTMP + 9] = ids[0]
+        m.S[:, TTMP + 7] = (ids[1] & 0xFFFF) | (ids[2] << 16)
     # work-item ids: packed x | y << 10 | z << 20 in v0 (gfx90a+, gfx11+)
     tid = (np.arange(nw) % waves_per_wg)[:, None] * L + np.arange(L)[None, :]
     bx, by = block[0], block[1]

@@ -14,6 +14,7 @@ Facts used (LLVM AMDGPUUsage, "Kernel Descriptor" and "Initial Kernel Execution 
   the preloaded kernarg dwords; ``rsrc2.USER_SGPR`` (bits 1-5) counts them all.
 - System SGPRs after them: workgroup id x / y / z (rsrc2 bits 7, 8, 9), workgroup info
   (bit 10), private segment wave offset (bit 0, scratch).
+- gfx12 (architected SGPRs): ttmp9 holds the workgroup id x, ttmp7 id y | id z << 16.
 - VGPR v0 holds the work-item id; gfx90a, gfx94x, gfx950 and gfx11+ pack x | y << 10 | z << 20.
 - A kernel with kernarg preloading starts 256 bytes past its entry (the first 256 bytes load
   the same SGPRs for firmware without preloading).

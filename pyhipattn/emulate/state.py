@@ -43,6 +43,7 @@ class Machine:
         self.act = np.ones(nw, bool)
         self.act_full = True
         self._exec_ver = 0
+        self._act_ver = 0
         self._mask_key: tuple = (-1, None)
         self._mask = np.zeros((nw, wave_size), bool)
         self._mask_full = False
@@ -53,6 +54,7 @@ class Machine:
     # ---- step masks ----------------------------------------------------------------------
     def set_act(self, act: np.ndarray, full: bool) -> None:
         self.act, self.act_full = act, full
+        self._act_ver += 1
 
     def exec_mask(self) -> np.ndarray:
         ver, mask = self._exec_cache
@@ -63,7 +65,7 @@ class Machine:
 
     def lanes(self) -> tuple[np.ndarray, bool]:
         """``(mask, full)``: lanes that execute this step (exec & act), and whether that is all."""
-        key = (self._exec_ver, id(self.act))
+        key = (self._exec_ver, self._act_ver)
         if self._mask_key != key:
             ex = self.exec_mask()
             self._mask = ex if self.act_full else (ex & self.act[:, None])
