@@ -210,7 +210,7 @@ def _swizzle(inst, ctx):
 
 @op("ds_read_b64_tr_b16")
 def _read_tr16(inst, ctx):
-    """gfx950 transposing LDS load (see ``transpose_b64_b16``)."""
+    """gfx950 transposing LDS load: see ``transpose_b64_b16``."""
     ops = operands(inst)
     dst = ops[0]
     addr = raw_reader(ops[1])
@@ -218,21 +218,20 @@ def _read_tr16(inst, ctx):
     regs, i = v_regs(dst), dst.index
 
     def run(m):
-        mask, full = m.lanes()
-        if not full:
-            raise UnknownInstructionError("ds_read_b64_tr_b16 with a partial exec mask")
-        data = _lds_read(m, mask, addr, offset, 8).reshape(m.nw, m.L, 4, 2)      # 4 b16 per lane
-        out = transpose_b64_b16(data)
-        put_loaded(m, getattr(m, regs), i, out.reshape(-1, 8), mask, "")
+        mask, _ = m.lanes()
+        loaded = np.zeros((m.nw, m.L, 8), np.uint8)          # inactive lanes load nothing (zeros)
+        loaded[mask] = _lds_read(m, mask, addr, offset, 8)
+        out = transpose_b64_b16(loaded.reshape(m.nw, m.L, 4, 2)).reshape(m.nw, m.L, 8)
+        put_loaded(m, getattr(m, regs), i, out[mask], mask, "")
     return Step(inst, run)
 
 
 def transpose_b64_b16(data: np.ndarray) -> np.ndarray:
-    """Within each block of 16 lanes, lane ``i`` loaded 4 elements (a 16 x 4 block); the result
-    gives lane ``i`` the elements ``4 * (i // 4) .. + 3`` of ... (rows of 4 lanes): element ``j``
-    of lane ``i`` is element ``i % 4`` of lane ``4 * (i // 4)... `` -- see the tests."""
+    """``(waves, lanes, 4, 2)`` loaded b16 elements -> the transposed result, per 16-lane block:
+    the 16 lanes' loads form 4 rows of 16 elements (lanes 4r .. 4r + 3 hold row r in order), and
+    lane ``i`` receives column ``i``: its element ``e`` is element ``i % 4`` of lane ``4 e + i // 4``."""
     nw, L = data.shape[:2]
-    blk = data.reshape(nw, L // 16, 4, 4, 4, 2)     # (w, block, group g, lane-in-group r, element e, byte)
-    # lane (g, r) gets, as element e, element r of lane (g, e)... within each group of 4 lanes
-    out = blk.transpose(0, 1, 2, 4, 3, 5)
+    blk = data.reshape(nw, L // 16, 4, 4, 4, 2)   # (wave, block, row e, lane-in-row c, element t, byte)
+    # result lane i = 4 c + t (column), element e
+    out = blk.transpose(0, 1, 3, 4, 2, 5)           # (wave, block, c, t, e, byte)
     return out.reshape(nw, L, 4, 2)

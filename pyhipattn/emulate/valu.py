@@ -519,7 +519,9 @@ def _vopd(inst, ctx):
     ly, sy = _dual_half(inst.pair, ctx)
 
     def run(m):
-        vx, vy = lx(m), ly(m)
+        vx = lx(m)
+        # Y's sources are register views: copy them, or X's write would show through
+        vy = [v.copy() if isinstance(v, np.ndarray) else v for v in ly(m)]
         sx(m, vx)
         sy(m, vy)
     return Step(inst, run)
