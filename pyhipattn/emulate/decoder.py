@@ -136,7 +136,50 @@ def parse_listing(listing: str) -> dict[int, Instruction]:
     return out
 
 
-_cache: dict[tuple[str, str], dict[int, Instruction]] = {}
+class Listing:
+    """The disassembly of one image: ``get(pc)`` parses an instruction's line the first time it
+    is asked for (a kernel runs a small part of a multi-kernel object)."""
+
+    def __init__(self, text: str) -> None:
+        self._lines: dict[int, str] = {}
+        for line in text.splitlines():
+            cut = line.rfind("// ")
+            if cut < 0 or not line.startswith("\t"):
+                continue
+            head, _, _ = line[cut + 3:].partition(":")
+            try:
+                self._lines[int(head, 16)] = line
+            except ValueError:
+                continue
+        self._parsed: dict[int, Instruction] = {}
+
+    def get(self, pc: int) -> Instruction | None:
+        inst = self._parsed.get(pc)
+        if inst is None:
+            line = self._lines.get(pc)
+            if line is None:
+                return None
+            m = _LINE.match(line)
+            if m is None:
+                return None
+            inst = _instruction(pc, tuple(int(w, 16) for w in m.group("hex").split()), m.group("text"))
+            self._parsed[pc] = inst
+        return inst
+
+    def __len__(self) -> int:
+        return len(self._lines)
+
+    def __iter__(self):
+        return iter(sorted(self._lines))
+
+    def items(self):
+        for pc in sorted(self._lines):
+            inst = self.get(pc)
+            if inst is not None:
+                yield pc, inst
+
+
+_cache: dict[tuple[str, str], Listing] = {}
 _lock = threading.Lock()
 _tool: list[str] = []
 
@@ -159,8 +202,8 @@ def disassembler() -> str:
     return path
 
 
-def disassemble(image: bytes, arch: str) -> dict[int, Instruction]:
-    """Every instruction of an AMD ELF image for ``arch``, by byte address (cached)."""
+def disassemble(image: bytes, arch: str) -> Listing:
+    """The instructions of an AMD ELF image for ``arch``, by byte address (cached per image)."""
     key = (hashlib.sha256(image).hexdigest(), arch)
     hit = _cache.get(key)
     if hit is not None:
@@ -172,8 +215,8 @@ def disassemble(image: bytes, arch: str) -> dict[int, Instruction]:
         proc = subprocess.run([tool, "-d", f"--mcpu={arch}", f.name], capture_output=True, text=True)
     if proc.returncode != 0:
         raise EmulatorError(f"{tool} -d --mcpu={arch} failed: {proc.stderr.strip()[:400]}")
-    code = parse_listing(proc.stdout)
-    if not code:
+    code = Listing(proc.stdout)
+    if not len(code):
         raise EmulatorError(f"{tool} printed no instructions for this {arch} code object")
     with _lock:
         _cache[key] = code

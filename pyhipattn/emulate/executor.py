@@ -31,6 +31,7 @@ from .operands import TTMP
 from .state import Machine
 
 VGPRS, AGPRS_CDNA = 256, 256
+_NEVER = np.int64(2**62)      # the PC of a wave that cannot run (finished, or at a barrier)
 _U32 = np.uint32
 
 
@@ -269,7 +270,7 @@ def _run(prog: Program, kd: KernelDescriptor, ctx: ArchCtx, m: Machine, stats: L
                     if alive.any():
                         raise EmulatorError(f"{kd.name}: every live wave waits at a barrier that cannot complete")
                     break
-                pcr = np.where(runnable, pcs, np.iinfo(np.int64).max)
+                pcr = np.where(runnable, pcs, _NEVER)
                 pc = int(pcr.min())
                 act = runnable & (pcs == pc)
                 n_act = int(act.sum())

@@ -15,8 +15,8 @@ or in dwords (C, D).  The layouts (AMD's matrix instruction documentation):
 - WMMA 16x16x16 on gfx12: lane l holds k ``8 * (l // 16) .. + 7`` of row / column ``l % 16``;
   D[i][j] in lane ``j + 16 * (i // 8)``, register ``i % 8``.
 
-Products are exact and summed in float64, then C is added and the sum rounded to float32
-(the hardware sums in float32 with its own order: differences are within rounding).
+Products are exact in float32 (16-bit inputs) and summed in float32, then C is added (the
+hardware's summation order may differ: results agree to float32 rounding).
 A C operand given as an inline constant is that constant in every element.
 """
 
@@ -29,7 +29,7 @@ import ml_dtypes
 import numpy as np
 
 from .errors import UnknownInstructionError
-from .isa import F16, F32, F64, U16, U32, Step, base_name, const_bits, mod_int, op, operands
+from .isa import F16, F32, U16, U32, Step, base_name, const_bits, mod_int, op, operands
 
 _MFMA = re.compile(r"v_mfma_f32_(\d+)x(\d+)x(\d+)_?(bf16|f16)(_1k)?$")
 _WMMA = re.compile(r"v_wmma_f32_16x16x16_(bf16|f16)$")
@@ -66,14 +66,6 @@ def layout(kind: str, M: int, N: int, K: int, gen: int):
     return tuple(np.broadcast_arrays(*a)), tuple(np.broadcast_arrays(*b)), tuple(np.broadcast_arrays(*d))
 
 
-def _halves(m, o, n_regs: int):
-    """``(nw, L, 2 * n_regs)`` 16-bit elements of a VGPR/AGPR range, low half first."""
-    rf = m.A if o.kind == "a" else m.V
-    regs = rf[o.index:o.index + n_regs]                      # (n, nw, L)
-    h = np.stack([regs & U32(0xFFFF), regs >> U32(16)], axis=-1)   # (n, nw, L, 2)
-    return h.transpose(1, 2, 0, 3).reshape(m.nw, m.L, 2 * n_regs).astype(U16)
-
-
 def _build(inst, ctx, kind, M, N, K, dtype):
     ops = operands(inst)
     dst, a_op, b_op, c_op = ops[:4]
@@ -81,33 +73,43 @@ def _build(inst, ctx, kind, M, N, K, dtype):
         if mod_int(inst, key):
             raise UnknownInstructionError(f"{key}:{inst.mods[key]} (broadcast forms are not emulated)")
     (al, ae), (bl, be), (dl, dr) = layout(kind, M, N, K, ctx.gen)
-    a_regs, b_regs = a_op.count, b_op.count
+    # element e (16-bit) of lane l sits at [register e // 2][wave][2 l + e % 2] of a uint16 view
+    a_reg, a_pos = ae // 2, 2 * al + ae % 2
+    b_reg, b_pos = be // 2, 2 * bl + be % 2
     c_regs = dst.count
     view = ml_dtypes.bfloat16 if dtype == "bf16" else F16
     c_const = None if c_op.kind in ("v", "a") else np.float32(np.uint32(const_bits(c_op, "f32")).view(F32))
-    d_rf = "A" if dst.kind == "a" else "V"
+    a_rf, b_rf = ("A" if a_op.kind == "a" else "V"), ("A" if b_op.kind == "a" else "V")
+    c_rf, d_rf = ("A" if c_op.kind == "a" else "V"), ("A" if dst.kind == "a" else "V")
+    a0, a1, b0, b1 = a_op.index, a_op.index + a_op.count, b_op.index, b_op.index + b_op.count
+    c0, d0 = c_op.index, dst.index
 
     def run(m):
-        waves = np.nonzero(m.act)[0] if not m.act_full else slice(None)
-        A = _halves(m, a_op, a_regs)[waves].view(view)[:, al, ae].astype(F64)     # (w, M, K)
-        B = _halves(m, b_op, b_regs)[waves].view(view)[:, bl, be].astype(F64)     # (w, K, N)
-        D = np.matmul(A, B)
+        full = m.act_full
+        w = slice(None) if full else np.nonzero(m.act)[0]
+        a16 = getattr(m, a_rf)[a0:a1].view(U16)
+        b16 = getattr(m, b_rf)[b0:b1].view(U16)
+        if full:
+            A = a16[a_reg, :, a_pos]                                  # (M, K, waves)
+            B = b16[b_reg, :, b_pos]                                  # (K, N, waves)
+        else:
+            A = a16[a_reg[..., None], w[None, None, :], a_pos[..., None]]
+            B = b16[b_reg[..., None], w[None, None, :], b_pos[..., None]]
+        A = A.view(view).astype(F32).transpose(2, 0, 1)
+        B = B.view(view).astype(F32).transpose(2, 0, 1)
+        D = np.matmul(A, B)                                           # (waves, M, N): exact products, f32 sums
         if c_const is None:
-            crf = m.A if c_op.kind == "a" else m.V
-            C = crf[c_op.index:c_op.index + c_regs][:, waves].view(F32)          # (regs, w, L)
-            D += C[dr, :, dl].transpose(2, 0, 1)
+            cf = getattr(m, c_rf)[c0:c0 + c_regs].view(F32)
+            C = cf[dr, :, dl] if full else cf[dr[..., None], w[None, None, :], dl[..., None]]
+            D += C.transpose(2, 0, 1)
         else:
-            D += float(c_const)
-        D = D.astype(F32).view(U32)
-        out = np.zeros((c_regs,) + (D.shape[0], m.L), U32)
-        out[dr, :, dl] = D.transpose(1, 2, 0)
-        rf = getattr(m, d_rf)
-        if kind == "wmma" and ctx.gen == 11:
-            pass
-        if m.act_full:
-            rf[dst.index:dst.index + c_regs] = out
+            D += c_const
+        out = D.transpose(1, 2, 0).view(U32)                          # (M, N, waves)
+        rf = getattr(m, d_rf)[d0:d0 + c_regs]
+        if full:
+            rf[dr, :, dl] = out
         else:
-            rf[dst.index:dst.index + c_regs, waves] = out
+            rf[dr[..., None], w[None, None, :], dl[..., None]] = out
     return Step(inst, run)
 
 

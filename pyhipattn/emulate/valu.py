@@ -58,21 +58,19 @@ def _f16_rtz_bits(x):
 
 
 def _perm(s0, s1, sel):
-    """v_perm_b32: each result byte picks from {S0, S1} (S1 = bytes 0-3, S0 = bytes 4-7) or a constant."""
-    s0, s1, sel = np.asarray(s0, U32), np.asarray(s1, U32), np.asarray(sel, U32)
-    pool = (s0.astype(U64) << U64(32)) | s1.astype(U64)
-    out = np.zeros(np.broadcast(s0, s1, sel).shape, U32)
-    for i in range(4):
-        b = (sel >> U32(8 * i)) & U32(0xFF)
-        byte = ((pool >> (U64(8) * np.minimum(b, 7).astype(U64))) & U64(0xFF)).astype(U32)
-        byte = np.where(b == 8, np.where(s1 & U32(1 << 15), 0xFF, 0), byte)
-        byte = np.where(b == 9, np.where(s1 & U32(1 << 31), 0xFF, 0), byte)
-        byte = np.where(b == 10, np.where(s0 & U32(1 << 15), 0xFF, 0), byte)
-        byte = np.where(b == 11, np.where(s0 & U32(1 << 31), 0xFF, 0), byte)
-        byte = np.where(b == 12, 0, byte)
-        byte = np.where(b >= 13, 0xFF, byte)
-        out |= byte.astype(U32) << U32(8 * i)
-    return out
+    """v_perm_b32: each result byte picks byte ``sel`` of {S0, S1} (S1 = bytes 0-3, S0 = bytes 4-7)
+    for selectors 0-7; 8-11 replicate the sign bit of S1[15], S1[31], S0[15], S0[31]; 12 gives 0x00,
+    13 and up 0xFF."""
+    s0, s1, sel = np.broadcast_arrays(np.asarray(s0, U32), np.asarray(s1, U32), np.asarray(sel, U32))
+    shape = s0.shape
+    b1 = np.ascontiguousarray(s1).view(np.uint8).reshape(shape + (4,))
+    b0 = np.ascontiguousarray(s0).view(np.uint8).reshape(shape + (4,))
+    signs = [np.where(b1[..., 1] & 0x80, 0xFF, 0), np.where(b1[..., 3] & 0x80, 0xFF, 0),
+             np.where(b0[..., 1] & 0x80, 0xFF, 0), np.where(b0[..., 3] & 0x80, 0xFF, 0)]
+    const = np.broadcast_to(np.array([0x00, 0xFF], np.uint8), shape + (2,))
+    pool = np.concatenate([b1, b0, np.stack(signs, axis=-1).astype(np.uint8), const], axis=-1)   # 14 bytes
+    idx = np.minimum(np.ascontiguousarray(sel).view(np.uint8).reshape(shape + (4,)), 13).astype(np.intp)
+    return np.ascontiguousarray(np.take_along_axis(pool, idx, axis=-1)).view(U32).reshape(shape)
 
 
 def _bfe(x, off, w, signed):
