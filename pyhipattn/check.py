@@ -10,6 +10,10 @@ and ``matrix_instructions`` (mnemonic -> count where the object was disassembled
 
 Numeric (NVIDIA GPU present, not ``--static-only``): the randomized ``mha_fwd`` sweep of
 ``pyhipattn.sweep`` with the code objects found under PATH in place of the shipped ones.
+
+Emulated (``--emulate``, no GPU needed): every AMD attention object under PATH runs the
+numeric sweep of ``pyhipattn.emulate.sweep`` on the CPU emulator in place of its shipped
+counterpart; a failing case fails the check (exit 1) and is named.
 """
 
 from __future__ import annotations
@@ -128,15 +132,23 @@ def run_check(args) -> int:
 
     paths = args.paths or [str(kernels_dir())]
     rows, problems = static_check(paths)
-    numeric = None
-    if not args.static_only:
+    numeric = emulated = None
+    if getattr(args, "emulate", False):
+        from .emulate.sweep import emulated_check
+
+        print(f"emulated sweep of the AMD objects under {' '.join(paths)} ({args.emulate_cases} cases per family; "
+              "progress on stderr)", file=sys.stderr)
+        emulated = emulated_check(paths, cases=args.emulate_cases,
+                                  progress=lambda line: print(line, file=sys.stderr, flush=True))
+        problems += [f"emulated: {f}" for f in emulated["failures"]]
+    if not args.static_only and not getattr(args, "emulate", False):
         from .sweep import gpu_available, run_sweep
 
         if gpu_available():
             numeric = run_sweep(cases=args.cases, kernels_root=_co_root(paths), progress=sys.stderr)
             problems += [f"numeric: {f}" for f in numeric["failures"]]
     if args.json:
-        print(json.dumps({"rows": rows, "problems": problems, "numeric": numeric}, indent=1))
+        print(json.dumps({"rows": rows, "problems": problems, "numeric": numeric, "emulated": emulated}, indent=1))
     else:
         by_arch: dict[str, list[int]] = {}
         for r in rows:
@@ -147,9 +159,18 @@ def run_check(args) -> int:
         unchecked = [r for r in rows if r.get("isa_unchecked")]
         if unchecked:
             print(f"matrix instructions not checked for {len(unchecked)} kernels: {unchecked[0]['isa_unchecked']}")
+        if emulated is not None:
+            from .emulate.sweep import format_table
+
+            print(format_table(emulated["results"]))
+            for line in emulated["skipped"]:
+                print(f"not emulated: {line}")
+            n = len(emulated["results"])
+            print(f"emulated sweep: {n - len(emulated['failures'])} passed, {len(emulated['failures'])} failed "
+                  f"({emulated['seconds']} s on the CPU emulator)")
         if numeric:
             print(f"numeric sweep on {numeric['device']}: {numeric['passed']} passed, {len(numeric['failures'])} failed")
-        elif not args.static_only:
+        elif not args.static_only and emulated is None:
             print("numeric sweep: skipped (no usable NVIDIA GPU)")
         for p in problems:
             print("FAIL", p)

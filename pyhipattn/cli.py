@@ -56,6 +56,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("paths", nargs="*", help="code objects or directories (default: kernels/co)")
     s.add_argument("--static-only", action="store_true", help="skip the numeric sweep even if a GPU is present")
     s.add_argument("--cases", type=int, default=200, help="random cases in the numeric sweep")
+    s.add_argument("--emulate", action="store_true",
+                   help="run the numeric sweep of AMD objects on the CPU emulator (no GPU needed; needs llvm-objdump-22)")
+    s.add_argument("--emulate-cases", type=int, default=12, metavar="N",
+                   help="cases per family and arch in the emulated sweep (default 12)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(fn=_cmd_check)
     s = sub.add_parser("bench", help="time mha_fwd against the peers present on this GPU")

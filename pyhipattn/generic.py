@@ -245,6 +245,14 @@ def _host_error(name: str, device_type: int) -> ValueError:
     return ValueError(f"argument {name} is on {place} (device type {device_type}); the kernel needs GPU memory")
 
 
+def _host_memory_is_device_memory() -> bool:
+    """True when the process drives the emulator (``PYHIPATTN_PLATFORM=emulate``)."""
+    try:
+        return detect.get_backend().dlpack_device_type == 1
+    except Exception:
+        return False
+
+
 def _array_arg(name: str, x: Any) -> tuple[Any, int | None, str | None]:
     """``(address or _DLPackArg, device, framework)`` of an array argument; ValueError for host arrays."""
     module = type(x).__module__.split(".", 1)[0]
@@ -263,6 +271,10 @@ def _array_arg(name: str, x: Any) -> tuple[Any, int | None, str | None]:
     if dlpack_device is not None:
         device_type, device_id = dlpack_device()
         if int(device_type) in _HOST_DEVICE_TYPES:
+            if _host_memory_is_device_memory():       # the emulator: host arrays are its arrays
+                from pyhipattn.dlpack import view
+
+                return view(x, argname=f"argument {name}").ptr, 0, module
             raise _host_error(name, int(device_type))
         return _DLPackArg(name, x), int(device_id), ("jax" if module in ("jax", "jaxlib") else None)
     if hasattr(x, "__array_interface__"):  # numpy arrays without DLPack support

@@ -145,8 +145,9 @@ class _Scratch:
 
 
 def run_case(c: Case, family: str, arch: str, compute_units: int | None = None,
-             kernels_root: str | None = None) -> CaseResult:
-    """Plan ``c`` with ``family`` for ``arch``, run it on the emulator, compare with the reference."""
+             kernels_root: str | None = None, overrides: dict[str, Path] | None = None) -> CaseResult:
+    """Plan ``c`` with ``family`` for ``arch``, run it on the emulator, compare with the reference.
+    ``overrides`` maps code-object file names (``native_fwd.co``) to files to run instead."""
     arch = canonical_arch(arch)
     res = CaseResult(c, family, arch)
     fam = _family(family)
@@ -177,7 +178,7 @@ def run_case(c: Case, family: str, arch: str, compute_units: int | None = None,
         pointers = {"q": q.ctypes.data, "k": k.ctypes.data, "v": v.ctypes.data, "out": out.ctypes.data,
                     "lse": lse.ctypes.data, "workspace": ws.ctypes.data + COUNTER_BYTES}
         for pl in plans:
-            co = _code_object(pl.code_object, arch, kernels_root)
+            co = _code_object(pl.code_object, arch, kernels_root, overrides)
             bound = pl.bind(pointers)
             st = run_kernel(co, pl.kernel, bound.grid, bound.block, bound.kernargs, bound.shared_mem)
             stats.wave_instructions += st.wave_instructions
@@ -214,12 +215,14 @@ def _compare(res: CaseResult, c: Case, q, k, v, out, lse) -> str | None:
 _CO_CACHE: dict[tuple[str, str], object] = {}
 
 
-def _code_object(path: str, arch: str, kernels_root: str | None):
+def _code_object(path: str, arch: str, kernels_root: str | None, overrides: dict[str, Path] | None = None):
     from .. import codeobj
     from ..kernels_dir import kernels_dir
 
     p = Path(path)
-    if kernels_root and not p.is_absolute():
+    if overrides and p.name in overrides:
+        p = Path(overrides[p.name])
+    elif kernels_root and not p.is_absolute():
         p = Path(kernels_root) / p
     elif kernels_root:
         try:
@@ -228,7 +231,8 @@ def _code_object(path: str, arch: str, kernels_root: str | None):
             pass
     elif not p.is_absolute():
         p = kernels_dir() / p
-    key = (str(p), arch)
+    st = p.stat()
+    key = (str(p.resolve()), arch, st.st_mtime_ns, st.st_size)
     co = _CO_CACHE.get(key)
     if co is None:
         co = _CO_CACHE[key] = codeobj.read_for_arch(str(p), arch)
@@ -245,16 +249,36 @@ class SweepReport:
         return [r for r in self.results if not r.passed]
 
 
+def uses(c: Case, family: str, arch: str, files: set[str]) -> bool:
+    """Whether ``family``'s plan for ``c`` on ``arch`` launches one of the object ``files`` (names)."""
+    fam = _family(family)
+    p = problem_of(c)
+    cus = arch_info(arch).default_cus
+    if fam.gate(p, arch, compute_units=cus):
+        return False
+    plans = fam.plan(p, arch, cus, dispatch.resolve_splits(p, fam, arch, cus))
+    return any(Path(pl.code_object).name in files for pl in plans)
+
+
 def run_sweep(arch: str, families: Iterable[str] | None = None, cases: int = 12, kernels_root: str | None = None,
-              progress: Callable[[str], None] | None = None, select: Callable[[Case], bool] | None = None
-              ) -> SweepReport:
-    """Run ``cases`` cases per family (every AMD family that ships for ``arch`` by default)."""
+              progress: Callable[[str], None] | None = None, select: Callable[[Case], bool] | None = None,
+              overrides: dict[str, Path] | None = None) -> SweepReport:
+    """Run ``cases`` cases per family (every AMD family that ships for ``arch`` by default).
+
+    With ``overrides`` (file name -> path), those files replace the shipped objects and only
+    cases whose plans launch one of them run (drawn from a larger pool until ``cases`` are found).
+    """
     arch = canonical_arch(arch)
     fams = [f for f in (families or FAMILY_ARCHES) if arch in FAMILY_ARCHES.get(f, ())]
     report = SweepReport(arch)
-    todo = [(f, c) for f in fams for c in make_cases(f, arch, cases) if select is None or select(c)]
+    todo = []
+    for f in fams:
+        pool = make_cases(f, arch, cases if not overrides else 20 * cases)
+        picked = [c for c in pool if (select is None or select(c)) and
+                  (not overrides or uses(c, f, arch, set(overrides)))]
+        todo += [(f, c) for c in picked[:cases]]
     for i, (f, c) in enumerate(todo):
-        r = run_case(c, f, arch, kernels_root=kernels_root)
+        r = run_case(c, f, arch, kernels_root=kernels_root, overrides=overrides)
         report.results.append(r)
         if progress:
             progress(f"  [{i + 1}/{len(todo)}] {arch} {f:13s} {c.id:48s} "
@@ -263,4 +287,71 @@ def run_sweep(arch: str, families: Iterable[str] | None = None, cases: int = 12,
     return report
 
 
-_ = os
+def families_of(arch: str, file_name: str) -> tuple[str, ...]:
+    """The AMD families that launch a code object called ``file_name`` on ``arch``."""
+    if file_name in ("native_fwd.co", "native_combine.co"):
+        return tuple(f for f in ("native_splitk", "wmma") if arch in FAMILY_ARCHES[f])
+    if file_name.startswith("portable_") and arch in FAMILY_ARCHES["portable"]:
+        return ("portable",)
+    return ()
+
+
+def emulated_check(paths: list[str], cases: int = 12, progress: Callable[[str], None] | None = None) -> dict:
+    """``pyhipattn check --emulate``: the emulated sweep of every AMD attention object under
+    ``paths`` (files or directories), each in place of its shipped counterpart.  Returns
+    ``{"results": [row...], "failures": [str], "skipped": [str], "seconds": float}``."""
+    from .. import codeobj
+
+    t0 = time.perf_counter()
+    by_arch: dict[str, dict[str, Path]] = {}
+    skipped = []
+    for f in _object_files(paths):
+        try:
+            cos = codeobj.read(str(f))
+        except Exception as e:
+            skipped.append(f"{f}: {e}")
+            continue
+        for co in cos:
+            if co.platform != "amd":
+                continue
+            if not families_of(co.arch, f.name):
+                skipped.append(f"{f}: no emulated sweep for this object (not an attention kernel of ours)")
+                continue
+            by_arch.setdefault(co.arch, {})[f.name] = f
+    rows, failures = [], []
+    for arch, files in sorted(by_arch.items()):
+        fams = sorted({fam for name in files for fam in families_of(arch, name)})
+        rep = run_sweep(arch, fams, cases, progress=progress, overrides=files)
+        for r in rep.results:
+            rows.append({"arch": arch, "family": r.family, "case": r.case.id, "kernels": list(r.kernels),
+                         "splits": r.splits, "error": r.error, "limit": r.limit, "lse_error": r.lse_error,
+                         "ok": r.passed, "failure": r.failure, "seconds": round(r.seconds, 2),
+                         "wave_instructions": r.wave_instructions})
+            if not r.passed:
+                failures.append(f"{arch} {r.family} {r.case.id}: {r.failure}")
+        if not rep.results:
+            skipped.append(f"{arch}: no case of the sweep launches {', '.join(sorted(files))}")
+    return {"results": rows, "failures": failures, "skipped": skipped,
+            "seconds": round(time.perf_counter() - t0, 1)}
+
+
+def _object_files(paths: list[str]) -> list[Path]:
+    out = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            out += [f for f in sorted(p.rglob("*.co")) if f.is_file()]
+        elif p.is_file():
+            out.append(p)
+        else:
+            raise FileNotFoundError(f"{p} does not exist")
+    return out
+
+
+def format_table(rows: list[dict]) -> str:
+    """The per-case table ``check --emulate`` prints."""
+    lines = [f"{'arch':8s} {'family':13s} {'case':50s} {'rel err':>9s} {'limit':>7s} {'time':>6s}  result"]
+    for r in rows:
+        err = "-" if r["error"] != r["error"] else f"{r['error']:.2e}"
+        lines.append(f"{r['arch']:8s} {r['family']:13s} {r['case']:50s} {err:>9s} {r['limit']:7.0e} "
+                     f"{r['seconds']:5.1f}s  {'ok' if r['ok'] else 'FAIL: ' + str(r['failure'])}")
+    return "\n".join(lines)
