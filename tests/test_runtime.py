@@ -191,7 +191,7 @@ def test_real_detection_without_gpu_raises_platform_error(monkeypatch):
 def test_bogus_platform_env_is_a_value_error(monkeypatch):
     monkeypatch.setenv("PYHIPATTN_PLATFORM", "bogus")
     runtime.set_backend(None)
-    with pytest.raises(ValueError, match="PYHIPATTN_PLATFORM='bogus': accepted values are 'amd' and 'nvidia'"):
+    with pytest.raises(ValueError, match="PYHIPATTN_PLATFORM='bogus': accepted values are 'amd', 'nvidia' and 'emulate'"):
         runtime.get_backend()
 
 

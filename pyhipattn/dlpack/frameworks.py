@@ -128,10 +128,11 @@ def cupy_view(a: Any, argname: str) -> TensorView | None:
 #    export refuses) ----------------------------------------------------------------------
 
 def numpy_view(a: Any, argname: str) -> TensorView | None:
-    """View of a numpy ndarray from its array interface (strides converted to elements)."""
+    """View of a numpy ndarray from its array interface (strides converted to elements); other
+    dtypes go over DLPack, which names them in its error."""
     dtype = _NUMPY_NAMES.get(a.dtype.name)
     if dtype is None:
-        raise unsupported_dtype(argname, a.dtype)
+        return None
     itemsize = a.itemsize
     strides = a.strides
     if any(s % itemsize for s in strides):
