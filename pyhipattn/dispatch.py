@@ -19,7 +19,7 @@ from .families.base import Problem
 from .plan import LaunchPlan
 
 #: Family modules under pyhipattn.families, in no particular order (PRIORITY decides).
-FAMILY_MODULES: tuple[str, ...] = ("asm_v3", "native_splitk", "wmma", "portable")
+FAMILY_MODULES: tuple[str, ...] = ("asm_v3", "native_splitk", "wmma", "portable", "serve")
 
 #: Split counts the planner may choose, as DESIGN.md §8 (AITER's native split-K) and FA2.
 MAX_SPLITS = 128
@@ -93,6 +93,9 @@ def decide(problem: Problem, arch: str, compute_units: int | None = None) -> Dec
     cus = compute_units or arch_info(arch).default_cus
     refused = []
     for fam in families():
+        if problem.serving and not getattr(fam, "SERVING", False):
+            refused.append((fam.NAME, "no KV-cache / sink / ALiBi kernels"))
+            continue
         why = fam.gate(problem, arch, compute_units=cus)
         if why is not None:
             refused.append((fam.NAME, why))

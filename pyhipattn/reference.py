@@ -13,6 +13,14 @@ Semantics (the same as ``mha_fwd``):
   ``i + sk - sq - left <= j <= i + sk - sq + right``.
 - a row that sees no key gives output 0 and LSE -inf.
 - LSE is the natural log of the sum of exp(scores) over the visible keys, ``(b, hq, sq)``.
+- ALiBi (``alibi_slopes`` ``(hq,)`` or ``(b, hq)``, FlashAttention's semantics): the bias
+  ``-slope * |i + sk - sq - j|`` is added to the scores after the softcap.
+- sinks (``(hq,)``, gpt-oss): one logit per query head that joins the softmax denominator and
+  carries no value: out = sum_j e^(s_j) v_j / (sum_j e^(s_j) + e^sink), LSE = log(sum_j e^(s_j)
+  + e^sink); a row that sees no key gives output 0 and LSE = sink.
+- KV caches (``attention_kvcache_ref``): sequence b attends to the first cache_seqlens[b]
+  (+ appended) tokens of its cache, contiguous ``(b, seqlen_cache, hk, d)`` or paged
+  ``(pages, page_size, hk, d)`` through ``block_table[b]``.
 """
 
 from __future__ import annotations
@@ -126,10 +134,13 @@ def attention_ref(
     causal: bool = False,
     window: tuple[int, int] = (-1, -1),
     softcap: float = 0.0,
+    sinks=None,
+    alibi_slopes=None,
 ):
     """Attention forward for one batch of equal-length sequences.
 
-    q: ``(b, sq, hq, d)``, k: ``(b, sk, hk, d)``, v: ``(b, sk, hk, dv)``, any float dtype.
+    q: ``(b, sq, hq, d)``, k: ``(b, sk, hk, d)``, v: ``(b, sk, hk, dv)``, any float dtype;
+    sinks ``(hq,)`` and alibi_slopes ``(hq,)`` / ``(b, hq)`` optional (numpy inputs only).
     Returns ``(out, lse)``: out float64 ``(b, sq, hq, dv)``, lse float64 ``(b, hq, sq)``,
     numpy arrays for numpy inputs, torch tensors (on the inputs' device) for torch inputs.
     """
@@ -141,6 +152,8 @@ def attention_ref(
         raise ValueError(f"k has {hk} heads, which does not divide q's {hq} heads")
     scale = 1.0 / math.sqrt(d) if softmax_scale is None else float(softmax_scale)
     g = hq // hk
+    if sinks is not None or alibi_slopes is not None:
+        return _serving_ref(q, k, v, scale, causal, window, softcap, sinks, alibi_slopes)
     if sk == 0 or sq == 0:
         return xp.full((b, sq, hq, dv), 0.0, q), xp.full((b, hq, sq), -math.inf, q)
     kk = xp.repeat(k, g, 2)  # (b, sk, hq, d)
@@ -159,6 +172,74 @@ def attention_ref(
     out = xp.einsum("bhqk,bkhd->bqhd", p / safe, vv)
     lse = xp.where(empty[..., 0], -math.inf, xp.log(safe[..., 0]) + m[..., 0])
     return out, lse
+
+
+def _serving_ref(q, k, v, scale, causal, window, softcap, sinks, alibi_slopes):
+    """attention_ref with sinks and / or ALiBi (numpy, float64)."""
+    q, k, v = (np.asarray(x, np.float64) for x in (q, k, v))
+    b, sq, hq, _ = q.shape
+    _, sk, hk, dv = v.shape
+    g = hq // hk
+    kk, vv = np.repeat(k, g, 2), np.repeat(v, g, 2)
+    s = np.einsum("bqhd,bkhd->bhqk", q, kk, optimize=True) * scale
+    if softcap > 0:
+        s = softcap * np.tanh(s / softcap)
+    if alibi_slopes is not None:
+        slopes = np.broadcast_to(np.asarray(alibi_slopes, np.float64).reshape(-1, hq), (b, hq))
+        dist = np.abs(np.arange(sq)[:, None] + sk - sq - np.arange(sk)[None, :])
+        s = s - slopes[:, :, None, None] * dist[None, None]
+    s = np.where(visible_mask(sq, sk, window, causal)[None, None], s, -math.inf)
+    sink = (np.full(hq, -math.inf) if sinks is None else np.asarray(sinks, np.float64))[None, :, None, None]
+    m = np.maximum(s.max(axis=-1, keepdims=True, initial=-math.inf), sink)
+    empty = ~np.isfinite(m)
+    m = np.where(empty, 0.0, m)
+    p = np.exp(s - m)
+    denom = p.sum(axis=-1, keepdims=True) + np.exp(sink - m)
+    safe = np.where(denom == 0, 1.0, denom)
+    out = np.einsum("bhqk,bkhd->bqhd", p / safe, vv, optimize=True)
+    lse = np.where(denom[..., 0] == 0, -math.inf, np.log(safe[..., 0]) + m[..., 0])
+    return out, lse
+
+
+def attention_kvcache_ref(q, k_cache, v_cache, cache_seqlens, *, block_table=None, k_new=None, v_new=None,
+                          alibi_slopes=None, **kw):
+    """Attention of q ``(b, sq, hq, d)`` over KV caches, FlashAttention's
+    ``flash_attn_with_kvcache`` semantics (numpy, float64).
+
+    Caches: contiguous ``(b, seqlen_cache, hk, d)``, or paged ``(pages, page_size, hk, d)`` with
+    ``block_table`` ``(b, max_pages)``.  ``k_new`` / ``v_new`` ``(b, n_new, hk, d)`` are first
+    written at positions ``cache_seqlens[b] ..``; sequence b then attends to its first
+    ``cache_seqlens[b] + n_new`` tokens.  Other keywords as ``attention_ref``.
+    Returns ``(out, lse, k_cache, v_cache)``: the caches as the call leaves them (copies).
+    """
+    k_cache, v_cache = np.array(k_cache, copy=True), np.array(v_cache, copy=True)
+    b = q.shape[0]
+    lens = np.asarray(cache_seqlens).astype(np.int64)
+    n_new = 0 if k_new is None else k_new.shape[1]
+
+    def rows(i: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+        pos = np.arange(n)
+        if block_table is None:
+            return np.full(n, i), pos
+        ps = k_cache.shape[1]
+        return np.asarray(block_table)[i, pos // ps], pos % ps
+
+    if n_new:
+        for i in range(b):
+            pages, offs = rows(i, int(lens[i]) + n_new)
+            pages, offs = pages[int(lens[i]):], offs[int(lens[i]):]
+            k_cache[pages, offs] = np.asarray(k_new[i])
+            v_cache[pages, offs] = np.asarray(v_new[i])
+    outs, lses = [], []
+    for i in range(b):
+        pages, offs = rows(i, int(lens[i]) + n_new)
+        ki, vi = k_cache[pages, offs][None], v_cache[pages, offs][None]
+        slopes = None if alibi_slopes is None else np.asarray(alibi_slopes).reshape(-1, q.shape[2])[
+            i if np.asarray(alibi_slopes).ndim == 2 else 0]
+        o, l = attention_ref(q[i:i + 1], ki, vi, alibi_slopes=slopes, **kw)
+        outs.append(np.asarray(o))
+        lses.append(np.asarray(l))
+    return np.concatenate(outs), np.concatenate(lses), k_cache, v_cache
 
 
 def attention_varlen_ref(q, k, v, cu_seqlens_q, cu_seqlens_k, **kw):

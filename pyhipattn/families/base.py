@@ -54,10 +54,25 @@ class Problem:
     k_strides: tuple[int, int, int] = (0, 0, 0)
     v_strides: tuple[int, int, int] = (0, 0, 0)
     o_strides: tuple[int, int, int] = (0, 0, 0)
+    # serving features (mha_fwd_kvcache, sinks, ALiBi): only families with SERVING = True see them
+    kv_layout: str = "dense"                    # "dense" | "cache" (b, seqlen_cache, hk, d) | "paged"
+    page_size: int = 0                          # paged: tokens per page
+    kv_append: int = 0                          # tokens appended into the cache by this call
+    cache_seqlens: bool = False                 # per-sequence lengths read on the GPU (seqlen_k = capacity)
+    sinks: bool = False                         # one sink logit per query head
+    alibi: int = 0                              # 0 off, 1 slopes (hq,), 2 slopes (b, hq)
+    block_table_stride: int = 0                 # paged: elements between block-table rows
+    new_k_strides: tuple[int, int, int] = (0, 0, 0)   # k_new / v_new (b, n_new, hk, d) when appending
+    new_v_strides: tuple[int, int, int] = (0, 0, 0)
 
     @property
     def group_size(self) -> int:
         return self.heads_q // self.heads_k
+
+    @property
+    def serving(self) -> bool:
+        """Uses a feature only the serving kernels have (KV caches, sinks, ALiBi)."""
+        return self.kv_layout != "dense" or self.cache_seqlens or self.sinks or self.alibi != 0
 
     @property
     def has_window(self) -> bool:

@@ -1,0 +1,261 @@
+"""Serving attention (Triton): KV caches (contiguous or paged), per-sequence cache lengths read
+on the GPU, attention sinks and ALiBi.  One source, AOT-compiled for sm_90a, sm_80, gfx942,
+gfx950 and gfx1100 by scripts/build/serve.py; the argument order is declared once, for the
+Python side, in serve_args.h.
+
+attn_serve: grid (cdiv(sq * group, BLOCK_M), batch * heads_kv, num_splits), one program per
+row tile of one kv head of one sequence (packed GQA: row = qpos * group + g, as attn_fwd).
+Where the keys of sequence b live (KV_MODE):
+  0  dense / contiguous cache: K + b * stride_kb + j * stride_ks; the sequence length is
+     seqlen_k, or cache_seqlens[b] + seqlen_k_add when use_seqlens (a KV cache whose lengths
+     stay on the GPU; seqlen_k_add = tokens appended in the same call);
+  1  paged: key j of sequence b is row j % page_size of page block_table[b, j // page_size]:
+     K + page * stride_kb + (j % page_size) * stride_ks; lengths as in mode 0;
+  2  varlen: keys cu_seqlens_k[b] .. cu_seqlens_k[b + 1], queries cu_seqlens_q likewise.
+Queries are the last sq positions of their sequence (bottom-right aligned masks, as attn_fwd):
+query i sees key j iff i + sk - sq - window_left <= j <= i + sk - sq + window_right.
+Scores: scale * q.k, then softcap * tanh(. / softcap) when softcap > 0, then the ALiBi bias
+-slope[b, h] * |i + sk - sq - j| when has_alibi (FlashAttention's order and semantics).
+Sinks (has_sinks): one logit per query head (natural-log units, like the scores) that joins
+every row's softmax denominator and carries no value (gpt-oss): with a sink s,
+out = sum_j exp(x_j - m) v_j / (sum_j exp(x_j - m) + exp(s - m)), lse = log(sum exp(x_j) + exp(s)).
+A row that sees no key gives out 0 and lse = s (-inf without a sink).
+Split-K (num_splits > 1): as attn_fwd, split g takes a contiguous share of the key blocks its
+row tile sees (computed from the sequence's own length), writes fp32 partials to WORKSPACE, and
+the last split of the row tile to arrive folds them, adding the sink once (_fold_splits).
+
+kv_append: copies k_new / v_new (b, n_new, hk, d) into the caches at positions
+cache_seqlens[b] .. + n_new (paged through the block table), before attn_serve reads them; the
+elements are moved as 16-bit integers, so one object serves bf16 and fp16.
+"""
+
+import triton
+import triton.language as tl
+
+LOG2E = tl.constexpr(1.4426950408889634)
+LN2 = tl.constexpr(0.6931471805599453)
+FAR = tl.constexpr(1 << 30)
+
+
+@triton.jit
+def _key_rows(kpos, kin, b, k_start, BLOCK_TABLE, stride_bt, page_size, stride_b, stride_s, KV_MODE: tl.constexpr):
+    """int64 element offsets of key rows ``kpos`` of sequence ``b`` in K (or V)."""
+    if KV_MODE == 1:
+        page = tl.load(BLOCK_TABLE + tl.cast(b, tl.int64) * stride_bt + kpos // page_size, mask=kin, other=0)
+        return tl.cast(page, tl.int64) * stride_b + tl.cast(kpos % page_size, tl.int64) * stride_s
+    return tl.cast(b, tl.int64) * stride_b + tl.cast(k_start + kpos, tl.int64) * stride_s
+
+
+@triton.jit
+def attn_serve(
+    Q, K, V, OUT, LSE, CACHE_SEQLENS, BLOCK_TABLE, CU_SEQLENS_Q, CU_SEQLENS_K, SINKS, ALIBI, WORKSPACE,
+    stride_qb, stride_kb, stride_vb, stride_ob,     # int64; paged: kb / vb are page strides
+    stride_qs, stride_qh, stride_ks, stride_kh, stride_vs, stride_vh, stride_os, stride_oh,
+    stride_lb, stride_lh,            # LSE / scratch rows: b * stride_lb + h * stride_lh + token
+    stride_bt,                       # block table row stride (paged)
+    stride_ab,                       # ALiBi slopes batch stride (0: one slope per head)
+    ws_split_rows,
+    seqlen_q, seqlen_k,              # dense: the lengths; varlen: maxima; caches: sq and capacity
+    seqlen_k_add,                    # tokens appended this call (added to cache_seqlens[b])
+    use_seqlens,                     # 1: sequence lengths from CACHE_SEQLENS (+ seqlen_k_add)
+    heads_kv, group, head_dim, head_dim_v,
+    window_left, window_right, page_size,
+    store_lse, num_splits, has_sinks, has_alibi,
+    softmax_scale, softcap,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_DV: tl.constexpr,
+    KV_MODE: tl.constexpr, FOLD_COUNTERS: tl.constexpr,
+    D_CHUNK: tl.constexpr = 0,       # > 0: q . k^T by head-dim chunks, Q re-read per chunk (RDNA3: see attn_fwd)
+):
+    pid_m = tl.program_id(0)
+    pid_bh = tl.program_id(1)
+    split = tl.program_id(2)
+    b = pid_bh // heads_kv
+    hk = pid_bh % heads_kv
+    if KV_MODE == 2:
+        q_start = tl.load(CU_SEQLENS_Q + b)
+        sq = tl.load(CU_SEQLENS_Q + b + 1) - q_start
+        k_start = tl.load(CU_SEQLENS_K + b)
+        sk = tl.load(CU_SEQLENS_K + b + 1) - k_start
+    else:
+        q_start = 0
+        k_start = 0
+        sq = seqlen_q
+        sk = seqlen_k
+        if use_seqlens != 0:
+            sk = tl.load(CACHE_SEQLENS + b) + seqlen_k_add
+    rows = sq * group
+    start_m = pid_m * BLOCK_M
+    if start_m >= rows:
+        return
+
+    offs_m = start_m + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, BLOCK_D)
+    offs_dv = tl.arange(0, BLOCK_DV)
+    dmask = offs_d < head_dim
+    dvmask = offs_dv < head_dim_v
+    row_ok = offs_m < rows
+    qi = offs_m // group
+    head = hk * group + offs_m % group
+    q_rows = Q + tl.cast(b, tl.int64) * stride_qb + tl.cast(q_start + qi, tl.int64) * stride_qs \
+        + tl.cast(head, tl.int64) * stride_qh
+    if D_CHUNK == 0:
+        q = tl.load(q_rows[:, None] + offs_d[None, :], mask=row_ok[:, None] & dmask[None, :], other=0.0)
+    k_head = K + tl.cast(hk, tl.int64) * stride_kh
+    v_head = V + tl.cast(hk, tl.int64) * stride_vh
+
+    # keys this row tile sees (window and causal folded into window_*), this split's share
+    off_diag = sk - sq
+    q_lo = start_m // group
+    q_hi = tl.minimum((start_m + BLOCK_M - 1) // group, sq - 1)
+    wl = tl.where(window_left >= 0, window_left, FAR)
+    wr = tl.where(window_right >= 0, window_right, FAR)
+    kv_lo = tl.maximum(q_lo + off_diag - wl, 0)
+    kv_hi = tl.minimum(tl.maximum(q_hi + off_diag + wr + 1, 0), sk)
+    blk_lo = (kv_lo // BLOCK_N) * BLOCK_N
+    n_blk = tl.maximum(tl.cdiv(kv_hi - blk_lo, BLOCK_N), 0)
+    per_split = tl.cdiv(n_blk, num_splits)
+    s_lo = blk_lo + split * per_split * BLOCK_N
+    s_hi = tl.minimum(kv_hi, s_lo + per_split * BLOCK_N)
+
+    q_diag = qi + off_diag
+    vis_lo = tl.maximum(q_diag - wl, 0)
+    vis_n = tl.maximum(tl.minimum(q_diag + wr + 1, sk) - vis_lo, 0)
+    qk_scale = softmax_scale * LOG2E
+    slope = tl.zeros([BLOCK_M], dtype=tl.float32)
+    if has_alibi != 0:
+        slope = tl.load(ALIBI + tl.cast(b, tl.int64) * stride_ab + head, mask=row_ok, other=0.0) * LOG2E
+    m_i = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
+    if has_sinks != 0:
+        if num_splits == 1:             # with splits the fold adds the sink, once
+            m_i = tl.load(SINKS + head, mask=row_ok, other=0.0) * LOG2E
+            l_i = tl.full([BLOCK_M], 1.0, dtype=tl.float32)
+    acc = tl.zeros([BLOCK_M, BLOCK_DV], dtype=tl.float32)
+    for start_n in range(s_lo, s_hi, BLOCK_N):
+        kpos = start_n + offs_n
+        kin = kpos < s_hi
+        krow = _key_rows(kpos, kin, b, k_start, BLOCK_TABLE, stride_bt, page_size, stride_kb, stride_ks, KV_MODE)
+        if D_CHUNK > 0:
+            qk = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
+            offs_c = tl.arange(0, D_CHUNK)
+            for c in range(0, head_dim, D_CHUNK):
+                cm = (c + offs_c) < head_dim
+                q_c = tl.load(q_rows[:, None] + (c + offs_c)[None, :], mask=row_ok[:, None] & cm[None, :], other=0.0)
+                k_c = tl.load(k_head + krow[:, None] + (c + offs_c)[None, :], mask=kin[:, None] & cm[None, :],
+                              other=0.0)
+                qk = tl.dot(q_c, tl.trans(k_c), qk)
+        else:
+            k = tl.load(k_head + krow[:, None] + offs_d[None, :], mask=kin[:, None] & dmask[None, :], other=0.0)
+            qk = tl.dot(q, tl.trans(k))
+        if softcap > 0.0:
+            qk = softcap * LOG2E * (1.0 - 2.0 / (1.0 + tl.math.exp2(qk * (2.0 * LOG2E * softmax_scale / softcap))))
+        else:
+            qk = qk * qk_scale
+        if has_alibi != 0:
+            dist = tl.abs(q_diag[:, None] - kpos[None, :]).to(tl.float32)
+            qk = qk - slope[:, None] * dist
+        vis = (kpos[None, :] - vis_lo[:, None]).to(tl.uint32, bitcast=True) < vis_n[:, None].to(tl.uint32, bitcast=True)
+        qk = tl.where(vis, qk, float("-inf"))
+        m_new = tl.maximum(m_i, tl.max(qk, 1))
+        m_s = tl.where(m_new == float("-inf"), 0.0, m_new)
+        p = tl.math.exp2(qk - m_s[:, None])
+        alpha = tl.math.exp2(m_i - m_s)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None]
+        vrow = _key_rows(kpos, kin, b, k_start, BLOCK_TABLE, stride_bt, page_size, stride_vb, stride_vs, KV_MODE)
+        v = tl.load(v_head + vrow[:, None] + offs_dv[None, :], mask=kin[:, None] & dvmask[None, :], other=0.0)
+        acc = tl.dot(p.to(v.dtype), v, acc)
+        m_i = m_new
+
+    empty = l_i == 0.0
+    out = acc / tl.where(empty, 1.0, l_i)[:, None]
+    lse = tl.where(empty, float("-inf"), (m_i + tl.math.log2(tl.where(empty, 1.0, l_i))) * LN2)
+    row_lse = tl.cast(b, tl.int64) * stride_lb + tl.cast(head, tl.int64) * stride_lh + tl.cast(q_start + qi, tl.int64)
+    o_rows = tl.cast(b, tl.int64) * stride_ob + tl.cast(q_start + qi, tl.int64) * stride_os \
+        + tl.cast(head, tl.int64) * stride_oh
+    if num_splits > 1:
+        ws_row = tl.cast(split, tl.int64) * ws_split_rows + row_lse
+        tl.store(WORKSPACE + ws_row[:, None] * head_dim_v + offs_dv[None, :], out, mask=row_ok[:, None] & dvmask[None, :])
+        ws_lse = WORKSPACE + tl.cast(num_splits, tl.int64) * ws_split_rows * head_dim_v
+        tl.store(ws_lse + ws_row, lse, mask=row_ok)
+        _fold_splits(WORKSPACE, OUT, LSE, SINKS, head, row_lse, o_rows, row_ok, offs_dv, dvmask, ws_split_rows,
+                     head_dim_v, num_splits, store_lse, has_sinks, FOLD_COUNTERS)
+    else:
+        tl.store(OUT + o_rows[:, None] + offs_dv[None, :], out.to(OUT.dtype.element_ty),
+                 mask=row_ok[:, None] & dvmask[None, :])
+        if store_lse != 0:
+            tl.store(LSE + row_lse, lse, mask=row_ok)
+
+
+@triton.jit
+def _fold_splits(WORKSPACE, OUT, LSE, SINKS, head, row_lse, o_rows, row_ok, offs_dv, dvmask, ws_split_rows,
+                 head_dim_v, num_splits, store_lse, has_sinks, COUNTERS: tl.constexpr):
+    """The last split of a row tile to finish folds every split's partials (and the sink) for
+    its rows: arrival counters and ordering as attn_fwd's _combine_if_last (an int32 counter per
+    row tile in the COUNTERS words before WORKSPACE, acq_rel, reset to 0 by the last arriver)."""
+    ws_lse = WORKSPACE + tl.cast(num_splits, tl.int64) * ws_split_rows * head_dim_v
+    counter = WORKSPACE.to(tl.pointer_type(tl.int32), bitcast=True) - COUNTERS \
+        + (tl.program_id(1) * tl.num_programs(0) + tl.program_id(0))
+    tl.debug_barrier()
+    arrived = tl.atomic_add(counter, 1, sem="acq_rel", scope="gpu")
+    if arrived == num_splits - 1:
+        tl.atomic_xchg(counter, 0, sem="relaxed", scope="gpu")
+        sink = tl.full(row_lse.shape, float("-inf"), dtype=tl.float32)
+        if has_sinks != 0:
+            sink = tl.load(SINKS + head, mask=row_ok, other=float("-inf"))
+        m = sink
+        for s in range(0, num_splits):
+            m = tl.maximum(m, tl.load(ws_lse + tl.cast(s, tl.int64) * ws_split_rows + row_lse, mask=row_ok,
+                                      other=float("-inf"), cache_modifier=".cg"))
+        m_s = tl.where(m == float("-inf"), 0.0, m)
+        l = tl.math.exp2((sink - m_s) * LOG2E)
+        acc = tl.zeros([row_lse.shape[0], offs_dv.shape[0]], dtype=tl.float32)
+        for s in range(0, num_splits):
+            row = tl.cast(s, tl.int64) * ws_split_rows + row_lse
+            w = tl.math.exp2((tl.load(ws_lse + row, mask=row_ok, other=float("-inf"), cache_modifier=".cg") - m_s)
+                             * LOG2E)
+            o = tl.load(WORKSPACE + row[:, None] * head_dim_v + offs_dv[None, :],
+                        mask=row_ok[:, None] & dvmask[None, :], other=0.0, cache_modifier=".cg")
+            l += w
+            acc += w[:, None] * o
+        empty = l == 0.0
+        tl.store(OUT + o_rows[:, None] + offs_dv[None, :], (acc / tl.where(empty, 1.0, l)[:, None]).to(OUT.dtype.element_ty),
+                 mask=row_ok[:, None] & dvmask[None, :])
+        if store_lse != 0:
+            tl.store(LSE + row_lse, tl.where(empty, float("-inf"), m_s + tl.log(tl.where(empty, 1.0, l))), mask=row_ok)
+
+
+@triton.jit
+def kv_append(
+    K_NEW, V_NEW, K_CACHE, V_CACHE, CACHE_SEQLENS, BLOCK_TABLE,
+    stride_nb, stride_ns, stride_nh, stride_wb, stride_ws, stride_wh,     # k_new, v_new (elements)
+    stride_kb, stride_ks, stride_kh, stride_vb, stride_vs, stride_vh,     # caches (paged: kb / vb per page)
+    stride_bt, n_new, heads_kv, head_dim, head_dim_v, page_size,
+    BLOCK_T: tl.constexpr, BLOCK_D: tl.constexpr, PAGED: tl.constexpr,
+):
+    """Cache rows cache_seqlens[b] + t (t < n_new) of kv head hk = the new tokens t; grid
+    (cdiv(n_new, BLOCK_T), batch * heads_kv)."""
+    pid_t = tl.program_id(0)
+    pid_bh = tl.program_id(1)
+    b = pid_bh // heads_kv
+    hk = pid_bh % heads_kv
+    t = pid_t * BLOCK_T + tl.arange(0, BLOCK_T)
+    t_ok = t < n_new
+    pos = tl.load(CACHE_SEQLENS + b) + t
+    if PAGED:
+        page = tl.load(BLOCK_TABLE + tl.cast(b, tl.int64) * stride_bt + pos // page_size, mask=t_ok, other=0)
+        krow = tl.cast(page, tl.int64) * stride_kb + tl.cast(pos % page_size, tl.int64) * stride_ks
+        vrow = tl.cast(page, tl.int64) * stride_vb + tl.cast(pos % page_size, tl.int64) * stride_vs
+    else:
+        krow = tl.cast(b, tl.int64) * stride_kb + tl.cast(pos, tl.int64) * stride_ks
+        vrow = tl.cast(b, tl.int64) * stride_vb + tl.cast(pos, tl.int64) * stride_vs
+    offs_d = tl.arange(0, BLOCK_D)
+    src_k = K_NEW + tl.cast(b, tl.int64) * stride_nb + tl.cast(t, tl.int64)[:, None] * stride_ns \
+        + tl.cast(hk, tl.int64) * stride_nh + offs_d[None, :]
+    src_v = V_NEW + tl.cast(b, tl.int64) * stride_wb + tl.cast(t, tl.int64)[:, None] * stride_ws \
+        + tl.cast(hk, tl.int64) * stride_wh + offs_d[None, :]
+    mk = t_ok[:, None] & (offs_d < head_dim)[None, :]
+    mv = t_ok[:, None] & (offs_d < head_dim_v)[None, :]
+    tl.store(K_CACHE + krow[:, None] + tl.cast(hk, tl.int64) * stride_kh + offs_d[None, :], tl.load(src_k, mask=mk), mask=mk)
+    tl.store(V_CACHE + vrow[:, None] + tl.cast(hk, tl.int64) * stride_vh + offs_d[None, :], tl.load(src_v, mask=mv), mask=mv)

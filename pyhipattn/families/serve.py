@@ -1,0 +1,218 @@
+"""The serving family: KV caches (contiguous or paged) with per-sequence lengths read on the
+GPU, new tokens appended in the same call, attention sinks and ALiBi.  One Triton source
+(kernels/src/portable/attn_serve.py) AOT-compiled for every shipped arch by
+scripts/build/serve.py, like the portable family.
+
+Dispatch gives it every problem that uses one of those features (``Problem.serving``) and
+nothing else: the other families refuse them, and for plain problems it ranks below
+``portable``.  Launches: ``kv_append`` first when the call appends tokens (k_new / v_new into
+the caches at cache_seqlens[b]), then ``attn_serve`` (split-K folded in the same launch by
+the last split of each row tile, as the portable family's fold).
+
+Variants per arch: dtype x head-dim class (64 / 128 / 256) x where the keys live (kv_mode 0:
+dense arrays or a contiguous cache, 1: a paged cache, 2: varlen), plus two append kernels
+(contiguous, paged) that copy 16-bit words for both dtypes.  Tiles are chosen to fit the
+registers (the build refuses spills), not yet tuned on hardware.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+from ..arch import SHIPPED_ARCHES, canonical_arch
+from ..kernargs import StructLayout, layout_from_header
+from ..kernels_dir import kernels_dir
+from ..plan import LaunchPlan
+from ..runtime.memory import SPLIT_COUNTERS
+from .base import Problem
+
+NAME = "serve"
+PRIORITY = 5            # below portable: plain problems never come here
+SERVING = True          # dispatch sends KV-cache / sink / ALiBi problems only to SERVING families
+ROOT = Path(__file__).resolve().parents[2]
+HEADER = ROOT / "kernels" / "src" / "portable" / "serve_args.h"
+DTYPES = ("bf16", "fp16")
+HEAD_DIM_CLASSES = (64, 128, 256)
+KV_MODES = {"dense": 0, "cache": 0, "paged": 1, "varlen": 2}
+MODE_NAMES = ("contig", "paged", "varlen")
+PAGE_MULTIPLE = 16      # page sizes the kernels accept: multiples of 16 tokens
+MAX_GRID_YZ = 65535
+MAX_SPLITS = 128
+SPLIT_EFFICIENCY = 0.95
+_I32_MAX = 2**31 - 1
+
+# (BLOCK_M, BLOCK_N, num_warps, num_stages) per arch and head-dim class
+TILES: dict[str, dict[int, tuple[int, int, int, int]]] = {
+    "sm_90a": {64: (64, 64, 4, 1), 128: (64, 64, 4, 1), 256: (64, 32, 8, 1)},
+    "sm_80": {64: (64, 64, 4, 1), 128: (64, 64, 4, 1), 256: (32, 32, 4, 1)},
+    "gfx942": {64: (32, 64, 4, 1), 128: (32, 64, 4, 1), 256: (16, 32, 4, 1)},
+    "gfx950": {64: (32, 64, 4, 1), 128: (32, 64, 4, 1), 256: (16, 32, 4, 1)},
+    "gfx1100": {64: (16, 32, 4, 1), 128: (16, 16, 4, 1), 256: (16, 16, 4, 1)},
+}
+APPEND_TILE = (16, 256, 4, 1)   # BLOCK_T tokens, BLOCK_D, num_warps, num_stages
+
+
+def variant_name(dtype: str, hd_class: int, kv_mode: int) -> str:
+    return f"fwd_{dtype}_d{hd_class}_{MODE_NAMES[kv_mode]}"
+
+
+def variants(arch: str) -> list[dict]:
+    """Every object the build makes for ``arch``."""
+    out = []
+    for dt in DTYPES:
+        for hdc in HEAD_DIM_CLASSES:
+            bm, bn, nw, ns = TILES[arch][hdc]
+            for mode in range(3):
+                out.append(dict(name=variant_name(dt, hdc, mode), role="fwd", dtype=dt, head_dim_class=hdc,
+                                kv_mode=mode, block_m=bm, block_n=bn, num_warps=nw, num_stages=ns))
+    bt, bd, nw, ns = APPEND_TILE
+    for mode in (0, 1):
+        out.append(dict(name=f"append_{MODE_NAMES[mode]}", role="append", dtype="b16", head_dim_class=0,
+                        kv_mode=mode, block_m=bt, block_n=bd, num_warps=nw, num_stages=ns))
+    return out
+
+
+@lru_cache(maxsize=None)
+def layout(struct_name: str) -> StructLayout:
+    return layout_from_header(HEADER, struct_name)
+
+
+def _pack(struct_name: str, values: dict, slots) -> tuple[bytes, tuple[tuple[str, int], ...]]:
+    """Pack ``values`` (pointers 0) and return the bytes and each pointer slot's (name, offset);
+    ``slots`` are field names, or (slot name, field name) where they differ."""
+    lay = layout(struct_name)
+    data = lay.packer().pack(**{n: values.get(n, 0) for n in lay.names})
+    pairs = [(s, s) if isinstance(s, str) else s for s in slots]
+    return data, tuple((slot, lay[field].offset) for slot, field in pairs)
+
+
+@lru_cache(maxsize=None)
+def manifest(arch: str) -> dict | None:
+    p = kernels_dir() / arch / "serve_manifest.json"
+    if not p.is_file():
+        return None
+    m = json.loads(p.read_text())
+    m["by_name"] = {o["name"]: o for o in m["objects"]}
+    return m
+
+
+def head_dim_class(problem: Problem) -> int | None:
+    d = max(problem.head_dim, problem.head_dim_v)
+    return next((c for c in HEAD_DIM_CLASSES if d <= c), None)
+
+
+def kv_mode(problem: Problem) -> int:
+    return KV_MODES["varlen" if problem.varlen else problem.kv_layout]
+
+
+def gate(problem: Problem, arch: str, compute_units: int | None = None) -> str | None:
+    """None when the serving kernels run ``problem`` on ``arch``, else why not."""
+    p = problem
+    if not p.serving:
+        return "not a KV-cache / sink / ALiBi problem (the other families run it)"
+    try:
+        a = canonical_arch(arch)
+    except ValueError as e:
+        return str(e)
+    if a not in SHIPPED_ARCHES:
+        return f"serving kernels are built for {', '.join(SHIPPED_ARCHES)}, not {a}"
+    if manifest(a) is None:
+        return f"no serving code objects for {a} (kernels/co/{a}/serve_manifest.json missing; run scripts/build_co.sh serve)"
+    if p.dtype not in DTYPES:
+        return f"dtype {p.dtype} is not supported (bf16, fp16)"
+    for nm, d in (("head_dim", p.head_dim), ("head_dim_v", p.head_dim_v)):
+        if not 8 <= d <= HEAD_DIM_CLASSES[-1] or d % 8:
+            return f"{nm} {d} is not a multiple of 8 in 8..{HEAD_DIM_CLASSES[-1]} (pad the head dim)"
+    if p.heads_k <= 0 or p.heads_q % p.heads_k:
+        return f"k has {p.heads_k} heads, which does not divide q's {p.heads_q} heads (GQA needs hq % hk == 0)"
+    if p.batch * p.heads_k > MAX_GRID_YZ:
+        return f"batch * heads_k = {p.batch * p.heads_k} exceeds the grid limit {MAX_GRID_YZ}"
+    if p.kv_layout == "paged" and (p.page_size <= 0 or p.page_size % PAGE_MULTIPLE):
+        return f"page size {p.page_size} is not a positive multiple of {PAGE_MULTIPLE}"
+    rows = p.total_q if p.varlen else p.batch * p.seqlen_q
+    if max(p.seqlen_q * p.group_size, p.seqlen_k, p.heads_q * rows * max(p.head_dim_v, 1)) > _I32_MAX:
+        return "sequence too long for 32-bit row indices"
+    for nm, s in (("q", p.q_strides), ("k", p.k_strides), ("v", p.v_strides), ("out", p.o_strides)):
+        if any(x % 8 for x in s):
+            return f"{nm} strides {s} are not multiples of 8 elements (the kernels use 16-byte loads)"
+        if any(abs(x) > _I32_MAX for x in s[1:]):
+            return f"{nm} sequence/head strides {s[1:]} exceed 32 bits"
+    if variant_name(p.dtype, head_dim_class(p), kv_mode(p)) not in manifest(a)["by_name"]:
+        return f"variant serve_{variant_name(p.dtype, head_dim_class(p), kv_mode(p))} is not in kernels/co/{a}"
+    return None
+
+
+def split_work(problem: Problem, arch: str) -> tuple[int, int]:
+    """(parallel programs, KV blocks of the longest sequence) for dispatch's split heuristic."""
+    bm, bn, _, _ = TILES[canonical_arch(arch)][head_dim_class(problem) or 256]
+    programs = problem.batch * problem.heads_k * -(-problem.seqlen_q * problem.group_size // bm)
+    return programs, -(-problem.seqlen_k // bn)
+
+
+def plan(problem: Problem, arch: str, compute_units: int, num_splits: int) -> list[LaunchPlan]:
+    """The append launch (when tokens are appended), then the attention launch."""
+    why = gate(problem, arch, compute_units)
+    if why:
+        raise ValueError(f"serve family cannot run this problem on {arch}: {why}")
+    a = canonical_arch(arch)
+    p = problem
+    m = manifest(a)
+    mode = kv_mode(p)
+    obj = m["by_name"][variant_name(p.dtype, head_dim_class(p), mode)]
+    g = p.group_size
+    tiles = -(-p.seqlen_q * g // obj["block_m"])
+    splits = min(max(num_splits, 1), MAX_GRID_YZ, max(1, -(-p.seqlen_k // obj["block_n"])))
+    if tiles * p.batch * p.heads_k > SPLIT_COUNTERS:
+        splits = 1
+    rows_total = p.total_q if p.varlen else p.batch * p.seqlen_q
+    ws_split_rows = p.heads_q * rows_total
+    lb, lh = (0, rows_total) if p.varlen else (p.heads_q * p.seqlen_q, p.seqlen_q)
+    wl, wr = p.window
+    if p.causal:
+        wr = 0
+    plans = []
+    qs, ks, vs, os_ = p.q_strides, p.k_strides, p.v_strides, p.o_strides
+    if p.kv_append:
+        app = m["by_name"][f"append_{MODE_NAMES[1 if p.kv_layout == 'paged' else 0]}"]
+        ns_, ws_ = p.new_k_strides, p.new_v_strides
+        aargs, aslots = _pack("serve_append_args", dict(
+            stride_nb=ns_[0], stride_ns=ns_[1], stride_nh=ns_[2], stride_wb=ws_[0], stride_ws=ws_[1],
+            stride_wh=ws_[2], stride_kb=ks[0], stride_ks=ks[1], stride_kh=ks[2], stride_vb=vs[0],
+            stride_vs=vs[1], stride_vh=vs[2], stride_bt=p.block_table_stride, n_new=p.kv_append,
+            heads_kv=p.heads_k, head_dim=p.head_dim, head_dim_v=p.head_dim_v, page_size=p.page_size or 1),
+            ("k_new", "v_new", ("k", "k_cache"), ("v", "v_cache"), "cache_seqlens")
+            + (("block_table",) if p.kv_layout == "paged" else ()))
+        plans.append(LaunchPlan(
+            code_object=str(kernels_dir() / a / app["file"]), kernel=app["kernel"],
+            grid=(-(-p.kv_append // app["block_m"]), p.batch * p.heads_k, 1), block=(app["threads"], 1, 1),
+            shared_mem=app["shared"], kernargs=aargs, pointer_slots=aslots))
+    slots = ["q", "k", "v", "out"] + (["lse"] if p.return_lse else [])
+    if p.cache_seqlens:
+        slots.append("cache_seqlens")
+    if p.kv_layout == "paged":
+        slots.append("block_table")
+    if p.varlen:
+        slots += ["cu_seqlens_q", "cu_seqlens_k"]
+    if p.sinks:
+        slots.append("sinks")
+    if p.alibi:
+        slots.append("alibi")
+    if splits > 1:
+        slots.append("workspace")
+    args, pslots = _pack("serve_fwd_args", dict(
+        stride_qb=qs[0], stride_kb=ks[0], stride_vb=vs[0], stride_ob=os_[0],
+        stride_qs=qs[1], stride_qh=qs[2], stride_ks=ks[1], stride_kh=ks[2], stride_vs=vs[1], stride_vh=vs[2],
+        stride_os=os_[1], stride_oh=os_[2], stride_lb=lb, stride_lh=lh, stride_bt=p.block_table_stride,
+        stride_ab=p.heads_q if p.alibi == 2 else 0, ws_split_rows=ws_split_rows, seqlen_q=p.seqlen_q,
+        seqlen_k=p.seqlen_k, seqlen_k_add=p.kv_append, use_seqlens=int(p.cache_seqlens), heads_kv=p.heads_k,
+        group=g, head_dim=p.head_dim, head_dim_v=p.head_dim_v, window_left=wl, window_right=wr,
+        page_size=p.page_size or 1, store_lse=int(p.return_lse), num_splits=splits, has_sinks=int(p.sinks),
+        has_alibi=int(p.alibi != 0), softmax_scale=p.softmax_scale, softcap=p.softcap), tuple(slots))
+    workspace = splits * ws_split_rows * (p.head_dim_v + 1) * 4 if splits > 1 else 0
+    plans.append(LaunchPlan(
+        code_object=str(kernels_dir() / a / obj["file"]), kernel=obj["kernel"],
+        grid=(tiles, p.batch * p.heads_k, splits), block=(obj["threads"], 1, 1), shared_mem=obj["shared"],
+        kernargs=args, workspace_bytes=workspace, pointer_slots=pslots))
+    return plans
