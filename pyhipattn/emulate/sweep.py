@@ -37,6 +37,7 @@ FAMILY_ARCHES: dict[str, tuple[str, ...]] = {
     "native_splitk": ("gfx942", "gfx950"),
     "wmma": ("gfx1100", "gfx1101", "gfx1102", "gfx1200", "gfx1201"),
     "portable": ("gfx942", "gfx950", "gfx1100"),
+    "serve": ("gfx942", "gfx950", "gfx1100"),
 }
 ABS_TOL = {"bf16": 1e-2, "fp16": 2e-3}
 NP_DTYPES = {"bf16": ml_dtypes.bfloat16, "fp16": np.float16}
@@ -90,6 +91,10 @@ def make_cases(family: str, arch: str, n: int = 16, seed: int = 2026, head_dims:
                ) -> list[Case]:
     """Small cases covering what ``family`` runs on ``arch``: decode and prefill tiles, causal,
     windows, GQA/MQA, odd KV tails, forced splits, both dtypes, the family's head dims."""
+    if family == "serve":
+        from .sweep_serve import make_serve_cases
+
+        return make_serve_cases(arch, n, seed)
     rng = random.Random(f"{seed}-{family}-{arch}")
     dims = tuple(head_dims or ((64, 128, 256) if family == "portable" else (64, 128)))
     fixed = [
@@ -150,6 +155,8 @@ def run_case(c: Case, family: str, arch: str, compute_units: int | None = None,
     ``overrides`` maps code-object file names (``native_fwd.co``) to files to run instead."""
     arch = canonical_arch(arch)
     res = CaseResult(c, family, arch)
+    if family == "serve":
+        return _run_serve(c, arch, res, overrides, kernels_root)
     fam = _family(family)
     cus = compute_units or arch_info(arch).default_cus
     p = problem_of(c)
@@ -187,6 +194,19 @@ def run_case(c: Case, family: str, arch: str, compute_units: int | None = None,
         res.failure = _compare(res, c, q, k, v, out, lse)
     except Exception as e:   # an emulated fault or unknown instruction is this case's failure
         res.seconds = time.perf_counter() - t0
+        res.failure = f"{type(e).__name__}: {e}"
+    finally:
+        scratch.close()
+    return res
+
+
+def _run_serve(c, arch: str, res: CaseResult, overrides, kernels_root) -> CaseResult:
+    from .sweep_serve import run_serve_case
+
+    scratch = _Scratch()
+    try:
+        run_serve_case(c, arch, scratch, res, overrides, kernels_root)
+    except Exception as e:
         res.failure = f"{type(e).__name__}: {e}"
     finally:
         scratch.close()
@@ -251,6 +271,14 @@ class SweepReport:
 
 def uses(c: Case, family: str, arch: str, files: set[str]) -> bool:
     """Whether ``family``'s plan for ``c`` on ``arch`` launches one of the object ``files`` (names)."""
+    if family == "serve":       # every serving case launches attn_serve of its dtype / head dim / layout
+        mode = 1 if c.page else 0
+        from ..families import serve as fam_serve
+
+        names = {f"serve_{fam_serve.variant_name(c.dtype, c.d if c.d in (64, 128, 256) else 256, mode)}.co"}
+        if c.n_new:
+            names.add(f"serve_append_{'paged' if c.page else 'contig'}.co")
+        return bool(names & files)
     fam = _family(family)
     p = problem_of(c)
     cus = arch_info(arch).default_cus
@@ -293,6 +321,8 @@ def families_of(arch: str, file_name: str) -> tuple[str, ...]:
         return tuple(f for f in ("native_splitk", "wmma") if arch in FAMILY_ARCHES[f])
     if file_name.startswith("portable_") and arch in FAMILY_ARCHES["portable"]:
         return ("portable",)
+    if file_name.startswith("serve_") and arch in FAMILY_ARCHES["serve"]:
+        return ("serve",)
     return ()
 
 
