@@ -13,6 +13,8 @@ _LAZY = {
     "mha_fwd": ("api", "mha_fwd"),
     "mha_varlen_fwd": ("api", "mha_varlen_fwd"),
     "plan_mha_fwd": ("api", "plan_mha_fwd"),
+    "mha_fwd_kvcache": ("kvcache", "mha_fwd_kvcache"),
+    "plan_mha_fwd_kvcache": ("kvcache", "plan_mha_fwd_kvcache"),
     "validate_cu_seqlens": ("validate", "validate_cu_seqlens"),
     "GraphCaptureError": ("errors", "GraphCaptureError"),
     "load": ("generic", "load"),

@@ -282,17 +282,17 @@ def _torch_mod():
     return torch
 
 
-def _launch(prep, values: tuple, stream: int, like, capturing: bool) -> None:
+def _launch(prep, values: tuple, stream: int, like, capturing: bool, extra: tuple = ()) -> None:
     """``prep.run``, except that a split-K call being captured into a graph (``capturing``: the
     caller asked, for problems that need scratch) gets scratch the graph owns
     (``outputs.capture_scratch``) instead of the stream's shared workspace, which may grow
     (free + alloc) after the capture."""
     if capturing:
         scratch, address = outputs.capture_scratch(like, prep.workspace_bytes, stream)
-        prep.run(values, stream, address)
+        prep.run(values, stream, address, extra)
         del scratch   # queued: the graph's pool keeps it for every replay
     else:
-        prep.run(values, stream)
+        prep.run(values, stream, None, extra)
 
 
 def _forget_kernels() -> None:

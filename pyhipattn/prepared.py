@@ -15,8 +15,10 @@ from dataclasses import dataclass
 
 from .runtime.memory import workspace as _workspace
 
-#: Every pointer a plan may leave unbound, in the order ``Prepared.run`` takes their values.
-POINTERS = ("q", "k", "v", "out", "lse", "cu_seqlens_q", "cu_seqlens_k", "workspace")
+#: Every pointer a plan may leave unbound, in the order ``Prepared.run`` takes their values: the
+#: first seven, the workspace, then the serving family's (``SERVING_POINTERS``, ``extra=``).
+SERVING_POINTERS = ("cache_seqlens", "block_table", "k_new", "v_new", "sinks", "alibi")
+POINTERS = ("q", "k", "v", "out", "lse", "cu_seqlens_q", "cu_seqlens_k", "workspace") + SERVING_POINTERS
 
 
 @dataclass(frozen=True)
@@ -45,16 +47,18 @@ class Prepared:
         """Queue every kernel on ``stream``; ``pointers`` maps names of ``POINTERS`` to device
         addresses (missing ones are 0).  The workspace is ``workspace`` when given (scratch the
         caller owns), else the stream's grow-only shared workspace."""
-        self.run(pointer_values(pointers), stream, workspace)
+        get = pointers.get
+        self.run(pointer_values(pointers), stream, workspace, tuple(get(n, 0) for n in SERVING_POINTERS))
 
-    def run(self, values: tuple, stream: int, workspace: int | None = None) -> None:
-        """``launch`` with the addresses of the first seven ``POINTERS`` as a tuple, in order."""
+    def run(self, values: tuple, stream: int, workspace: int | None = None, extra: tuple = ()) -> None:
+        """``launch`` with the addresses of the first seven ``POINTERS`` as a tuple, in order
+        (and those of ``SERVING_POINTERS`` as ``extra``)."""
         if workspace is not None or not self.workspace_bytes:
-            self._queue(values + (workspace or 0,), stream)
+            self._queue(values + (workspace or 0,) + extra, stream)
             return
         ws = _workspace(self.device, stream, self.backend)
         with ws.lock:   # a concurrent growth must not free the buffer before these launches are queued
-            self._queue(values + (ws.ensure(self.workspace_bytes),), stream)
+            self._queue(values + (ws.ensure(self.workspace_bytes),) + extra, stream)
 
     def _queue(self, values: tuple, stream: int) -> None:
         # The shared-memory limits were raised in prepare(); the context is made current once.

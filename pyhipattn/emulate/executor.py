@@ -277,8 +277,8 @@ def _run(prog: Program, kd: KernelDescriptor, ctx: ArchCtx, m: Machine, stats: L
                 if n_act == int(runnable.sum()) and not waiting.any():
                     uniform, cur = True, pc
                 m.set_act(act, n_act == nw)
-            step = step_of(pc, ctx)
             m.pc = pc
+            step = step_of(pc, ctx)
             steps += 1
             wave_insts += n_act
             if steps > limit:

@@ -393,3 +393,27 @@ def _bitset(inst, ctx):
 
 
 _ = mod_int  # (re-exported helpers used by other modules)
+
+
+# ---- scalar float compares (gfx11.5+ / gfx12 SOPC) ------------------------------------------
+
+def _fcmp(kind: str):
+    from .valu import _cmp_fn
+
+    fn = _cmp_fn(kind)
+
+    def build(inst, ctx):
+        ops = operands(inst)
+        ty = "f16" if inst.op.endswith("f16") else "f32"
+        a, b = raw_reader(ops[0], ty), raw_reader(ops[1], ty)
+        view = np.float16 if ty == "f16" else F32
+
+        def typed(x):
+            x = np.asarray(x, U32)
+            return (x & U32(0xFFFF)).astype(np.uint16).view(view) if ty == "f16" else x.view(F32)
+        return Step(inst, lambda m: m.write_scc(fn(typed(a(m)), typed(b(m)))))
+    return build
+
+
+for _k in ("lt", "eq", "le", "gt", "lg", "ge", "o", "u", "nge", "nlg", "ngt", "nle", "neq", "nlt"):
+    op(f"s_cmp_{_k}_f32", f"s_cmp_{_k}_f16")(_fcmp(_k))

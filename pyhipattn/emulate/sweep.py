@@ -37,7 +37,7 @@ FAMILY_ARCHES: dict[str, tuple[str, ...]] = {
     "native_splitk": ("gfx942", "gfx950"),
     "wmma": ("gfx1100", "gfx1101", "gfx1102", "gfx1200", "gfx1201"),
     "portable": ("gfx942", "gfx950", "gfx1100"),
-    "serve": ("gfx942", "gfx950", "gfx1100"),
+    "serve": ("gfx942", "gfx950", "gfx1100", "gfx1101", "gfx1102", "gfx1200", "gfx1201"),
 }
 ABS_TOL = {"bf16": 1e-2, "fp16": 2e-3}
 NP_DTYPES = {"bf16": ml_dtypes.bfloat16, "fp16": np.float16}

@@ -21,7 +21,7 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
-from ..arch import SHIPPED_ARCHES, canonical_arch
+from ..arch import canonical_arch
 from ..kernargs import StructLayout, layout_from_header
 from ..kernels_dir import kernels_dir
 from ..plan import LaunchPlan
@@ -51,6 +51,10 @@ TILES: dict[str, dict[int, tuple[int, int, int, int]]] = {
     "gfx950": {64: (32, 64, 4, 1), 128: (32, 64, 4, 1), 256: (16, 32, 4, 1)},
     "gfx1100": {64: (16, 32, 4, 1), 128: (16, 16, 4, 1), 256: (16, 16, 4, 1)},
 }
+for _rdna in ("gfx1101", "gfx1102", "gfx1200", "gfx1201"):
+    TILES[_rdna] = TILES["gfx1100"]
+#: every arch pyhipattn knows gets the serving kernels (the portable family skips gfx1101-1201)
+ARCHES = tuple(TILES)
 APPEND_TILE = (16, 256, 4, 1)   # BLOCK_T tokens, BLOCK_D, num_warps, num_stages
 
 
@@ -116,8 +120,8 @@ def gate(problem: Problem, arch: str, compute_units: int | None = None) -> str |
         a = canonical_arch(arch)
     except ValueError as e:
         return str(e)
-    if a not in SHIPPED_ARCHES:
-        return f"serving kernels are built for {', '.join(SHIPPED_ARCHES)}, not {a}"
+    if a not in ARCHES:
+        return f"serving kernels are built for {', '.join(ARCHES)}, not {a}"
     if manifest(a) is None:
         return f"no serving code objects for {a} (kernels/co/{a}/serve_manifest.json missing; run scripts/build_co.sh serve)"
     if p.dtype not in DTYPES:

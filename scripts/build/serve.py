@@ -31,6 +31,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import portable as common  # noqa: E402  (the portable build's targets, ptxas, checks)
 
+#: the portable family's targets, and RDNA3 / RDNA4 parts it does not build (the serving kernels
+#: ship for every arch pyhipattn knows); they take gfx1100's head-dim chunking
+TARGETS = {**common.TARGETS, "gfx1101": ("hip", "gfx1101", 32), "gfx1102": ("hip", "gfx1102", 32),
+           "gfx1200": ("hip", "gfx1200", 32), "gfx1201": ("hip", "gfx1201", 32)}
+D_CHUNK = common.ARCH_OPTIONS["gfx1100"]["d_chunk"]
+
 PTR_DIV = common.PTR_DIV
 INT_DIV = common.INT_DIV
 #: strides the planner guarantees to be multiples of 8 elements (the gate checks); the LSE,
@@ -99,10 +105,10 @@ def compile_one(job: dict) -> dict:
         fn = mod.attn_serve
         sig = signature(fn, v["dtype"])
         hdc = v["head_dim_class"]
-        d_chunk = common.ARCH_OPTIONS.get(job["arch"], {}).get("d_chunk", {}).get(hdc, 0)   # RDNA3, as portable
+        d_chunk = D_CHUNK.get(hdc, 0) if job["arch"].startswith("gfx1") else 0   # RDNA: as portable's gfx1100
         constexprs = dict(BLOCK_M=v["block_m"], BLOCK_N=v["block_n"], BLOCK_D=hdc, BLOCK_DV=hdc,
                           KV_MODE=v["kv_mode"], FOLD_COUNTERS=SPLIT_COUNTERS, D_CHUNK=d_chunk)
-    backend, arch_id, warp = common.TARGETS[job["arch"]]
+    backend, arch_id, warp = TARGETS[job["arch"]]
     t0 = time.time()
     src = triton.compiler.ASTSource(fn=fn, signature=sig, constexprs=constexprs, attrs=attrs_for(fn, sig))
     k = triton.compile(src, target=GPUTarget(backend, arch_id, warp),
@@ -145,7 +151,7 @@ def check_object(r: dict) -> list[str]:
         errs.append(f"shared memory {r['shared']} > {arch}'s {arch_info(arch).shared_limit}")
     if v["role"] == "fwd":
         asm = r["asm"] or ""
-        want = {"sm_90a": ("mma",), "sm_80": ("mma.sync",), "gfx1100": ("v_wmma",)}.get(arch, ("v_mfma",))
+        want = {"sm_90a": ("mma",), "sm_80": ("mma.sync",)}.get(arch, ("v_wmma",) if arch.startswith("gfx1") else ("v_mfma",))
         if not any(w in asm for w in want):
             errs.append(f"no {' / '.join(want)} in the {'PTX' if arch.startswith('sm_') else 'ISA'}")
     return errs
@@ -155,11 +161,11 @@ def main() -> int:
     from pyhipattn.families import serve as fam
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--arch", action="append", choices=list(common.TARGETS))
+    ap.add_argument("--arch", action="append", choices=list(TARGETS))
     ap.add_argument("--out", type=Path, default=ROOT / "kernels" / "co")
     ap.add_argument("--jobs", type=int, default=2)
     a = ap.parse_args()
-    arches = a.arch or list(common.TARGETS)
+    arches = a.arch or list(TARGETS)
     os.environ["TRITON_PTXAS_PATH"] = common._find_ptxas()
     cache = tempfile.mkdtemp(prefix="pyhipattn-triton-cache-")
     os.environ["TRITON_CACHE_DIR"] = cache
@@ -204,7 +210,7 @@ def main() -> int:
                 args=[dict(name=f.name, kind=f.kind, offset=f.offset, size=f.size) for f in fam.layout(r["struct"]).fields],
                 triton_signature=[f"{n}:{t}" for n, t in r["signature"].items() if t != "constexpr"],
                 bytes=len(r["binary"]), sha256=hashlib.sha256(r["binary"]).hexdigest()))
-        manifest = dict(family="serve", arch=arch, target=list(common.TARGETS[arch]), triton=triton.__version__,
+        manifest = dict(family="serve", arch=arch, target=list(TARGETS[arch]), triton=triton.__version__,
                         source="kernels/src/portable/attn_serve.py", header="kernels/src/portable/serve_args.h",
                         objects=objects)
         (d / "serve_manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")

@@ -1,0 +1,147 @@
+"""mha_fwd_kvcache (issue 13): plans on every arch, the checks at the door, and the call end to
+end on the CPU emulator (numpy arrays, PYHIPATTN_PLATFORM=emulate).  The kernels' numerics over
+many cases are in tests/test_emulate.py (the serve family's sweep); GPU runs in tests/gpu."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+import pyhipattn
+from pyhipattn.kvcache import kvcache_problem
+from pyhipattn.validate import ShapeView
+
+ARCHES = ("gfx942", "gfx950", "gfx1100", "gfx1101", "gfx1102", "gfx1200", "gfx1201", "sm_90a", "sm_80")
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("paged", [True, False])
+def test_kvcache_plans_on_every_arch(arch, paged):
+    kshape = (300, 16, 8, 128) if paged else (4, 4096, 8, 128)
+    d = pyhipattn.plan_mha_fwd_kvcache((4, 2, 32, 128), kshape, kshape, arch=arch,
+                                       block_table_shape=(4, 256) if paged else None, seqlen_new=2, sinks=True,
+                                       alibi_slopes_shape=(32,), causal=True, explain=True)
+    assert d.family == "serve"
+    assert [p.kernel for p in d.plans] == ["kv_append", "attn_serve"]
+    assert all(min(p.grid) >= 1 for p in d.plans)
+    assert d.plans[-1].grid[1] == 4 * 8
+    assert dict(d.refused).get("portable") == "no KV-cache / sink / ALiBi kernels"
+
+
+def test_plain_problems_never_reach_the_serve_family():
+    d = pyhipattn.plan_mha_fwd((1, 128, 8, 64), (1, 128, 8, 64), (1, 128, 8, 64), arch="gfx942", explain=True)
+    assert d.family != "serve"
+
+
+# ---- the checks at the door ------------------------------------------------------------------
+
+def views(q=(2, 1, 8, 64), k=(40, 16, 2, 64), v=None, bt=(2, 20), lens=(2,), dtype="bf16", **extra):
+    out = {"q": ShapeView(q, dtype), "k_cache": ShapeView(k, dtype), "v_cache": ShapeView(v or k, dtype)}
+    if bt is not None:
+        out["block_table"] = ShapeView(bt, extra.pop("bt_dtype", "int32"))
+    if lens is not None:
+        out["cache_seqlens"] = ShapeView(lens, extra.pop("lens_dtype", "int32"))
+    for name, (shape, dt) in extra.items():
+        out[name] = ShapeView(shape, dt)
+    return out
+
+
+def problem(v, **kw):
+    return kvcache_problem(v, softmax_scale=None, causal=kw.get("causal", False), window_size=(-1, -1), softcap=0.0,
+                           return_lse=False, num_splits=0)
+
+
+def test_valid_paged_call_describes_the_cache():
+    p = problem(views(k_new=((2, 3, 2, 64), "bf16"), v_new=((2, 3, 2, 64), "bf16"), sinks=((8,), "fp32"),
+                      alibi_slopes=((2, 8), "fp32")))
+    assert (p.kv_layout, p.page_size, p.seqlen_k, p.kv_append, p.sinks, p.alibi) == ("paged", 16, 320, 3, True, 2)
+    assert p.block_table_stride == 20 and p.serving
+
+
+@pytest.mark.parametrize("case,error,match", [
+    (dict(bt_dtype="int64"), TypeError, r"block_table has dtype int64; accepted: int32"),
+    (dict(bt=(3, 20)), ValueError, r"block_table has 3 rows but q has batch 2"),
+    (dict(bt=(2,)), ValueError, r"block_table has shape \(2,\); expected 2 dims"),
+    (dict(k=(40, 24, 2, 64)), ValueError, r"block size 24 \(k_cache.shape\[1\]\) is not supported; accepted: multiples of 16"),
+    (dict(k=(40, 8, 2, 64)), ValueError, r"block size 8 .* not supported"),
+    (dict(v=(40, 16, 4, 64)), ValueError, r"v_cache has shape \(40, 16, 4, 64\) but k_cache \(40, 16, 2, 64\)"),
+    (dict(k=(40, 16, 3, 64)), ValueError, r"k_cache has 3 heads, which does not divide q's 8 heads"),
+    (dict(k=(40, 16, 2, 128)), ValueError, r"q has head dim 64 and k_cache 128"),
+    (dict(q=(2, 1, 8, 36), k=(40, 16, 2, 36)), ValueError, r"head_dim is 36; KV caches need a multiple of 8"),
+    (dict(lens_dtype="int64"), TypeError, r"cache_seqlens has dtype int64; accepted: int32"),
+    (dict(lens=(3,)), ValueError, r"cache_seqlens has shape \(3,\); expected \(2,\)"),
+    (dict(bt=None, k=(3, 64, 2, 64)), ValueError, r"k_cache holds 3 sequences but q has batch 2"),
+    (dict(lens=None, k_new=((2, 1, 2, 64), "bf16"), v_new=((2, 1, 2, 64), "bf16")), ValueError,
+     r"k_new / v_new need cache_seqlens"),
+    (dict(k_new=((2, 1, 2, 64), "bf16")), ValueError, r"pass k_new and v_new together"),
+    (dict(k_new=((2, 1, 4, 64), "bf16"), v_new=((2, 1, 4, 64), "bf16")), ValueError,
+     r"k_new has shape \(2, 1, 4, 64\); expected \(2, seqlen_new, 2, 64\)"),
+    (dict(k_new=((2, 1, 2, 64), "fp16"), v_new=((2, 1, 2, 64), "fp16")), TypeError, r"k_new has dtype fp16 but q has bf16"),
+    (dict(sinks=((4,), "fp32")), ValueError, r"sinks has dtype fp32 and shape \(4,\); expected float32 \(8,\)"),
+    (dict(sinks=((8,), "bf16")), ValueError, r"sinks has dtype bf16"),
+    (dict(alibi_slopes=((3, 8), "fp32")), ValueError, r"alibi_slopes has shape \(3, 8\); expected \(8,\) or \(2, 8\)"),
+    (dict(alibi_slopes=((8,), "fp16")), TypeError, r"alibi_slopes has dtype fp16; accepted: float32"),
+    (dict(dtype="fp32"), TypeError, r"q has dtype fp32; accepted: bf16, fp16"),
+])
+def test_bad_kvcache_inputs_are_refused_with_a_clear_error(case, error, match):
+    with pytest.raises(error, match=match):
+        problem(views(**case))
+
+
+# ---- end to end on the emulator -------------------------------------------------------------------
+
+SCRIPT = r"""
+import numpy as np, ml_dtypes, pyhipattn
+from pyhipattn.reference import attention_kvcache_ref, rel_error
+rng = np.random.default_rng(3)
+bf16 = ml_dtypes.bfloat16
+b, hq, hk, d, page, per_seq = 3, 8, 2, 64, 16, 6
+pages = b * per_seq + 4
+kc = rng.standard_normal((pages, page, hk, d)).astype(bf16)
+vc = rng.standard_normal((pages, page, hk, d)).astype(bf16)
+bt = rng.permutation(pages)[:b * per_seq].reshape(b, per_seq).astype(np.int32)
+lens = np.array([0, 37, 94], np.int32)
+q = rng.standard_normal((b, 2, hq, d)).astype(bf16)
+kn = rng.standard_normal((b, 2, hk, d)).astype(bf16)
+vn = rng.standard_normal((b, 2, hk, d)).astype(bf16)
+sinks = rng.standard_normal(hq).astype(np.float32)
+k0, v0 = kc.copy(), vc.copy()
+out, lse = pyhipattn.mha_fwd_kvcache(q, kc, vc, cache_seqlens=lens, block_table=bt, k_new=kn, v_new=vn,
+                                     causal=True, sinks=sinks, return_lse=True, check_inputs=True)
+ro, rl, rk, rv = attention_kvcache_ref(q, k0, v0, lens, block_table=bt, k_new=kn, v_new=vn, causal=True, sinks=sinks)
+assert isinstance(out, np.ndarray) and out.shape == (b, 2, hq, d) and out.dtype == bf16
+print("err", rel_error(out, ro), float(np.abs(lse - rl).max()))
+assert rel_error(out, ro) < 1e-2 and np.allclose(lse, rl, atol=2e-3)
+assert np.array_equal(kc.view(np.uint16), rk.astype(bf16).view(np.uint16)), "k cache after the append"
+# contiguous cache, ALiBi per batch, no append
+kc2 = rng.standard_normal((b, 64, hk, d)).astype(bf16); vc2 = rng.standard_normal((b, 64, hk, d)).astype(bf16)
+slopes = rng.random((b, hq)).astype(np.float32)
+out2 = pyhipattn.mha_fwd_kvcache(q, kc2, vc2, cache_seqlens=lens // 2, alibi_slopes=slopes)
+ro2 = attention_kvcache_ref(q, kc2, vc2, lens // 2, alibi_slopes=slopes)[0]
+print("err2", rel_error(out2, ro2))
+assert rel_error(out2, ro2) < 1e-2
+# check_inputs catches a bad block id and a length beyond the cache
+bad = bt.copy(); bad[2, 3] = pages + 5
+for kw, what in ((dict(block_table=bad, cache_seqlens=lens), "block_table[2, 3]"),
+                 (dict(block_table=bt, cache_seqlens=np.array([0, 37, 200], np.int32)), "cache_seqlens[2] = 200")):
+    try:
+        pyhipattn.mha_fwd_kvcache(q, kc, vc, check_inputs=True, **kw)
+    except ValueError as e:
+        assert what in str(e), e
+        print("refused", what)
+    else:
+        raise AssertionError(f"{what} was not refused")
+print("kvcache ok")
+"""
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1200"])
+def test_mha_fwd_kvcache_runs_on_the_emulator(arch, require_tool):
+    require_tool("llvm-objdump-22")
+    env = dict(os.environ, PYHIPATTN_PLATFORM="emulate", PYHIPATTN_EMULATE_ARCH=arch)
+    proc = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env, timeout=900)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "kvcache ok" in proc.stdout and proc.stdout.count("refused") == 2
