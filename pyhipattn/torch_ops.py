@@ -1,4 +1,4 @@
-"""PyTorch custom ops: ``torch.ops.pyhipattn.mha_fwd`` and ``torch.ops.pyhipattn.mha_varlen_fwd``.
+"""PyTorch custom ops: ``torch.ops.pyhipattn.mha_fwd``, ``mha_varlen_fwd`` and ``mha_fwd_kvcache``.
 
     import pyhipattn.torch_ops               # registers the ops (this import imports torch)
     out, lse = torch.ops.pyhipattn.mha_fwd(q, k, v, causal=True)
@@ -17,6 +17,11 @@ Schema (fixed outputs, as custom ops need them):
     pyhipattn::mha_varlen_fwd(Tensor q, Tensor k, Tensor v, Tensor cu_seqlens_q,
         Tensor cu_seqlens_k, int max_seqlen_q, int max_seqlen_k, float? softmax_scale=None, *,
         ...same keywords...) -> (Tensor out, Tensor lse)
+
+    pyhipattn::mha_fwd_kvcache(Tensor q, Tensor(a!) k_cache, Tensor(b!) v_cache, Tensor? cache_seqlens,
+        Tensor? block_table, Tensor? k_new, Tensor? v_new, Tensor? sinks, Tensor? alibi_slopes,
+        float? softmax_scale=None, *, ...same keywords...) -> (Tensor out, Tensor lse)
+        (the caches are mutated: k_new / v_new are written into them)
 
 ``lse`` is float32 ``(batch, heads_q, seqlen_q)`` (varlen: ``(heads_q, total_q)``) when
 ``return_lse``, else an empty float32 tensor ``(0,)`` on q's device (nothing is computed for it).
@@ -46,7 +51,7 @@ import torch
 from . import api
 from .errors import GraphCaptureError
 
-__all__ = ["mha_fwd", "mha_varlen_fwd"]
+__all__ = ["mha_fwd", "mha_fwd_kvcache", "mha_varlen_fwd"]
 
 _LSE_NONE_SHAPE = (0,)
 
@@ -153,5 +158,73 @@ def mha_varlen_fwd(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, cu_seqlens
     out, lse = torch.ops.pyhipattn.mha_varlen_fwd(
         q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, softmax_scale, causal=causal,
         window_left=int(window_size[0]), window_right=int(window_size[1]), softcap=float(softcap),
+        return_lse=return_lse, num_splits=num_splits)
+    return (out, lse) if return_lse else out
+
+
+def _check_kvcache_capture_ready(q, k_cache, v_cache, block_table, k_new, sinks, alibi_slopes, kw) -> None:
+    """Under graph capture: the kvcache call's code objects must be loaded already (warm up)."""
+    if not torch.cuda.is_current_stream_capturing():
+        return
+    from .kvcache import plan_mha_fwd_kvcache
+    from .runtime.modules import default_cache
+
+    device = q.device.index if q.device.index is not None else torch.cuda.current_device()
+    arch, cus = api._device_facts(api._backend(), device)
+    dtype = {torch.bfloat16: "bf16", torch.float16: "fp16"}.get(q.dtype)
+    if dtype is None:
+        return
+    plans = plan_mha_fwd_kvcache(tuple(q.shape), tuple(k_cache.shape), tuple(v_cache.shape), arch=arch, dtype=dtype,
+                                 block_table_shape=None if block_table is None else tuple(block_table.shape),
+                                 seqlen_new=0 if k_new is None else k_new.shape[1], sinks=sinks is not None,
+                                 alibi_slopes_shape=None if alibi_slopes is None else tuple(alibi_slopes.shape),
+                                 compute_units=cus, **kw)
+    for p in plans:
+        if 0 not in p.grid and default_cache.load_count(device, p.code_object) == 0:
+            raise GraphCaptureError(
+                f"{p.kernel} ({p.code_object}) is not loaded on GPU {device} yet, and loading a code object "
+                "during graph capture is not allowed: run the call once eagerly with the same shapes "
+                "before capturing (warm-up)")
+
+
+@torch.library.custom_op("pyhipattn::mha_fwd_kvcache", mutates_args=("k_cache", "v_cache"), device_types="cuda")
+def _mha_fwd_kvcache_op(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor,
+                        cache_seqlens: Optional[torch.Tensor], block_table: Optional[torch.Tensor],
+                        k_new: Optional[torch.Tensor], v_new: Optional[torch.Tensor], sinks: Optional[torch.Tensor],
+                        alibi_slopes: Optional[torch.Tensor], softmax_scale: Optional[float] = None, *,
+                        causal: bool = False, window_left: int = -1, window_right: int = -1, softcap: float = 0.0,
+                        return_lse: bool = False, num_splits: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    from .kvcache import mha_fwd_kvcache
+
+    kw = _kw(softmax_scale, causal, window_left, window_right, softcap, return_lse, num_splits)
+    _check_kvcache_capture_ready(q, k_cache, v_cache, block_table, k_new, sinks, alibi_slopes, kw)
+    res = mha_fwd_kvcache(q, k_cache, v_cache, cache_seqlens=cache_seqlens, block_table=block_table, k_new=k_new,
+                          v_new=v_new, sinks=sinks, alibi_slopes=alibi_slopes, **kw)
+    return _outputs(res, q, return_lse)
+
+
+@_mha_fwd_kvcache_op.register_fake
+def _mha_fwd_kvcache_fake(q, k_cache, v_cache, cache_seqlens, block_table, k_new, v_new, sinks, alibi_slopes,
+                          softmax_scale=None, *, causal=False, window_left=-1, window_right=-1, softcap=0.0,
+                          return_lse=False, num_splits=0):
+    torch._check(q.dim() == 4, lambda: f"q has {q.dim()} dims; expected 4 (batch, seqlen_q, heads, head_dim)")
+    b, sq, hq, _ = q.shape
+    out = q.new_empty((b, sq, hq, v_cache.shape[-1]))
+    lse = q.new_empty((b, hq, sq) if return_lse else _LSE_NONE_SHAPE, dtype=torch.float32)
+    return out, lse
+
+
+def mha_fwd_kvcache(q: torch.Tensor, k_cache: torch.Tensor, v_cache: torch.Tensor, *,
+                    cache_seqlens: Optional[torch.Tensor] = None, block_table: Optional[torch.Tensor] = None,
+                    k_new: Optional[torch.Tensor] = None, v_new: Optional[torch.Tensor] = None,
+                    softmax_scale: Optional[float] = None, causal: bool = False,
+                    window_size: tuple[int, int] = (-1, -1), softcap: float = 0.0,
+                    sinks: Optional[torch.Tensor] = None, alibi_slopes: Optional[torch.Tensor] = None,
+                    return_lse: bool = False, num_splits: int = 0):
+    """``pyhipattn.mha_fwd_kvcache`` through the custom op (torch.compile, CUDA graphs: decode is
+    captured by every server).  Returns out, or ``(out, lse)`` with ``return_lse``."""
+    out, lse = torch.ops.pyhipattn.mha_fwd_kvcache(
+        q, k_cache, v_cache, cache_seqlens, block_table, k_new, v_new, sinks, alibi_slopes, softmax_scale,
+        causal=causal, window_left=int(window_size[0]), window_right=int(window_size[1]), softcap=float(softcap),
         return_lse=return_lse, num_splits=num_splits)
     return (out, lse) if return_lse else out

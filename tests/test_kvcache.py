@@ -145,3 +145,18 @@ def test_mha_fwd_kvcache_runs_on_the_emulator(arch, require_tool):
     proc = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env, timeout=900)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "kvcache ok" in proc.stdout and proc.stdout.count("refused") == 2
+
+
+def test_torch_kvcache_op_has_a_fake_implementation():
+    """torch.compile traces the op through its fake implementation (shapes only, no GPU)."""
+    torch = pytest.importorskip("torch")
+    import pyhipattn.torch_ops  # noqa: F401  (registers the ops)
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    with FakeTensorMode():
+        q = torch.empty(3, 2, 8, 64, dtype=torch.bfloat16, device="cuda")
+        kc = torch.empty(40, 16, 2, 64, dtype=torch.bfloat16, device="cuda")
+        out, lse = torch.ops.pyhipattn.mha_fwd_kvcache(q, kc, kc, None, None, None, None, None, None, None,
+                                                        return_lse=True)
+        assert tuple(out.shape) == (3, 2, 8, 64) and out.dtype == torch.bfloat16
+        assert tuple(lse.shape) == (3, 8, 2) and lse.dtype == torch.float32
