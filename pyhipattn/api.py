@@ -27,7 +27,7 @@ from .prepared import pointer_values, prepare
 
 def mha_fwd(q, k, v, *, softmax_scale: float | None = None, causal: bool = False,
             window_size: tuple[int, int] = (-1, -1), softcap: float = 0.0, return_lse: bool = False,
-            num_splits: int = 0, out=None, stream=None):
+            num_splits: int = 0, out=None, stream=None, sinks=None, alibi_slopes=None):
     """Attention forward, FlashAttention's semantics.
 
     q: ``(batch, seqlen_q, heads_q, head_dim)``; k: ``(batch, seqlen_k, heads_k, head_dim)``;
@@ -36,27 +36,33 @@ def mha_fwd(q, k, v, *, softmax_scale: float | None = None, causal: bool = False
     causal: mask aligned bottom-right (FlashAttention >= 2.1); window_size ``(left, right)``
     sliding window, -1 = unbounded; softcap: ``softcap * tanh(scores / softcap)`` when > 0.
     num_splits: 0 heuristic, 1 never split the KV range, >= 2 force that many splits.
-    Rows that see no key (e.g. causal with seqlen_q > seqlen_k) give output 0 and LSE -inf.
+    sinks: float32 ``(heads_q,)``, one logit per query head that joins the softmax denominator
+    (gpt-oss); alibi_slopes: float32 ``(heads_q,)`` or ``(batch, heads_q)``, bias
+    ``-slope * |i + seqlen_k - seqlen_q - j|`` (FlashAttention's); both run the serving kernels.
+    Rows that see no key (e.g. causal with seqlen_q > seqlen_k) give output 0 and LSE -inf
+    (LSE = the sink with sinks).
 
     Returns out ``(batch, seqlen_q, heads_q, head_dim_v)`` in q's dtype and framework (zero
     copy), or ``(out, lse)`` with lse float32 ``(batch, heads_q, seqlen_q)`` if ``return_lse``.
     ``out=`` writes into a given contiguous array instead.
     """
     fast_key = None
-    if out is None and stream is None and type(q).__module__ == "torch":
+    if out is None and stream is None and sinks is None and alibi_slopes is None and type(q).__module__ == "torch":
         fast_key, res = _torch_fast(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, num_splits)
         if res is not None:
             return res
     backend = _backend()
-    views = {"q": view(q, argname="q"), "k": view(k, argname="k"), "v": view(v, argname="v")}
+    views = _serving_views({"q": view(q, argname="q"), "k": view(k, argname="k"), "v": view(v, argname="v")},
+                           sinks, alibi_slopes)
     device = validate.check_devices(views, (backend.dlpack_device_type,))
-    problem = validate.batch_problem(
+    problem = validate.with_serving(validate.batch_problem(
         views["q"], views["k"], views["v"], softmax_scale=softmax_scale, causal=causal,
-        window_size=window_size, softcap=softcap, return_lse=return_lse, num_splits=num_splits)
+        window_size=window_size, softcap=softcap, return_lse=return_lse, num_splits=num_splits), views)
     p = problem
     if padding.needs_padding(p.head_dim, p.head_dim_v):
         return _padded_call(mha_fwd, q, k, v, (), out, p, causal=causal, window_size=window_size,
-                            softcap=softcap, return_lse=return_lse, num_splits=num_splits, stream=stream)
+                            softcap=softcap, return_lse=return_lse, num_splits=num_splits, stream=stream,
+                            sinks=sinks, alibi_slopes=alibi_slopes)
     shapes = ((p.batch, p.seqlen_q, p.heads_q, p.head_dim_v), (p.batch, p.heads_q, p.seqlen_q))
     return _execute(backend, problem, views, device, q, out, shapes, stream, fast_key)
 
@@ -65,7 +71,7 @@ def mha_varlen_fwd(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q: int, max_s
                    softmax_scale: float | None = None, causal: bool = False,
                    window_size: tuple[int, int] = (-1, -1), softcap: float = 0.0,
                    return_lse: bool = False, num_splits: int = 0, out=None, stream=None,
-                   check_inputs: bool = False):
+                   check_inputs: bool = False, sinks=None, alibi_slopes=None):
     """Attention forward over packed variable-length sequences.
 
     q: ``(total_q, heads_q, head_dim)``, k: ``(total_k, heads_k, head_dim)``, v: ``(total_k,
@@ -75,18 +81,18 @@ def mha_varlen_fwd(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q: int, max_s
     The cu_seqlens must be sorted and end at total_q / total_k; they live on the GPU and are not
     read by the host, so the caller guarantees this; ``check_inputs=True`` checks a host copy
     first (``validate_cu_seqlens``: it synchronises the stream, so not under graph capture).
-    Other arguments as ``mha_fwd``.  Returns out ``(total_q, heads_q, head_dim_v)`` [, lse
-    float32 ``(heads_q, total_q)``].
+    Other arguments as ``mha_fwd`` (alibi_slopes ``(batch, heads_q)`` has one row per sequence).
+    Returns out ``(total_q, heads_q, head_dim_v)`` [, lse float32 ``(heads_q, total_q)``].
     """
     backend = _backend()
-    views = {"q": view(q, argname="q"), "k": view(k, argname="k"), "v": view(v, argname="v"),
-             "cu_seqlens_q": view(cu_seqlens_q, argname="cu_seqlens_q"),
-             "cu_seqlens_k": view(cu_seqlens_k, argname="cu_seqlens_k")}
+    views = _serving_views({"q": view(q, argname="q"), "k": view(k, argname="k"), "v": view(v, argname="v"),
+                            "cu_seqlens_q": view(cu_seqlens_q, argname="cu_seqlens_q"),
+                            "cu_seqlens_k": view(cu_seqlens_k, argname="cu_seqlens_k")}, sinks, alibi_slopes)
     device = validate.check_devices(views, (backend.dlpack_device_type,))
-    problem = validate.varlen_problem(
+    problem = validate.with_serving(validate.varlen_problem(
         views["q"], views["k"], views["v"], views["cu_seqlens_q"], views["cu_seqlens_k"], max_seqlen_q,
         max_seqlen_k, softmax_scale=softmax_scale, causal=causal, window_size=window_size, softcap=softcap,
-        return_lse=return_lse, num_splits=num_splits)
+        return_lse=return_lse, num_splits=num_splits), views)
     if check_inputs:   # opt-in: reads the cu_seqlens back (a stream synchronisation)
         validate.validate_cu_seqlens(cu_seqlens_q, cu_seqlens_k, problem.total_q, problem.total_k,
                                      max_seqlen_q=max_seqlen_q, max_seqlen_k=max_seqlen_k, stream=stream)
@@ -94,7 +100,8 @@ def mha_varlen_fwd(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q: int, max_s
     if padding.needs_padding(p.head_dim, p.head_dim_v):
         return _padded_call(mha_varlen_fwd, q, k, v, (cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k),
                             out, p, causal=causal, window_size=window_size, softcap=softcap,
-                            return_lse=return_lse, num_splits=num_splits, stream=stream)
+                            return_lse=return_lse, num_splits=num_splits, stream=stream,
+                            sinks=sinks, alibi_slopes=alibi_slopes)
     shapes = ((p.total_q, p.heads_q, p.head_dim_v), (p.heads_q, p.total_q))
     return _execute(backend, problem, views, device, q, out, shapes, stream)
 
@@ -103,12 +110,14 @@ def plan_mha_fwd(q_shape, k_shape, v_shape, *, dtype: str = "bf16", arch: str, c
                  softmax_scale: float | None = None, causal: bool = False, window_size=(-1, -1),
                  softcap: float = 0.0, return_lse: bool = False, num_splits: int = 0,
                  cu_seqlens_len: int | None = None, max_seqlen_q: int | None = None,
-                 max_seqlen_k: int | None = None, explain: bool = False):
+                 max_seqlen_k: int | None = None, explain: bool = False, sinks: bool = False,
+                 alibi_slopes_shape=None):
     """Plan ``mha_fwd`` (or, with ``cu_seqlens_len``, ``mha_varlen_fwd``) without a GPU.
 
     Shapes as the calls take them (BSHD, or packed ``(total, heads, dim)`` for varlen; compact
     strides assumed); ``arch`` e.g. "gfx942", "gfx1100", "sm_90a"; ``compute_units`` defaults to
-    the arch's reference part.  Returns the LaunchPlans (pointers unbound), or the dispatch
+    the arch's reference part; ``sinks`` / ``alibi_slopes_shape`` plan the call with sinks /
+    ALiBi slopes of that shape.  Returns the LaunchPlans (pointers unbound), or the dispatch
     Decision (family, split count, refusals) with ``explain=True``.
     """
     kw = dict(softmax_scale=softmax_scale, causal=causal, window_size=window_size, softcap=softcap,
@@ -124,9 +133,21 @@ def plan_mha_fwd(q_shape, k_shape, v_shape, *, dtype: str = "bf16", arch: str, c
     else:
         cu = validate.ShapeView((cu_seqlens_len,), "int32")
         problem = validate.varlen_problem(q, k, v, cu, cu, int(max_seqlen_q or 0), int(max_seqlen_k or 0), **kw)
+    serving = {"sinks": validate.ShapeView((q_shape[-2],), "fp32") if sinks else None,
+               "alibi": None if alibi_slopes_shape is None else validate.ShapeView(alibi_slopes_shape, "fp32")}
+    problem = validate.with_serving(problem, serving)
     arch = canonical_arch(arch)
     decision = _decide(problem, arch, compute_units or arch_info(arch).default_cus)
     return decision if explain else list(decision.plans)
+
+
+def _serving_views(views: dict, sinks, alibi_slopes) -> dict:
+    """``views`` plus the sinks / ALiBi slopes views (under "sinks" / "alibi") when given."""
+    if sinks is not None:
+        views["sinks"] = view(sinks, argname="sinks")
+    if alibi_slopes is not None:
+        views["alibi"] = view(alibi_slopes, argname="alibi_slopes")
+    return views
 
 
 def _padded_call(fn, q, k, v, extra: tuple, out, problem: Problem, **kw):
@@ -217,7 +238,8 @@ def _execute(backend, problem: Problem, views: dict, device: int, like, out, sha
     ptrs = {name: v.ptr for name, v in views.items()}
     ptrs["out"], ptrs["lse"] = out_ptr, lse_ptr
     _launch(prep, pointer_values(ptrs), handle, like,
-            bool(prep.workspace_bytes) and backend.stream_is_capturing(handle, device))
+            bool(prep.workspace_bytes) and backend.stream_is_capturing(handle, device),
+            (0, 0, 0, 0, ptrs.get("sinks", 0), ptrs.get("alibi", 0)) if problem.serving else ())
     if fast_key is not None:
         if _TORCH is None:
             _torch_mod()

@@ -162,13 +162,8 @@ def kvcache_problem(views: dict, *, softmax_scale, causal, window_size, softcap,
         n_new = kn.shape[1]
         if n_new > capacity:
             raise ValueError(f"k_new has {n_new} tokens but the cache holds {capacity} per sequence")
-    sinks = views.get("sinks")
-    if sinks is not None:
-        if sinks.dtype != "fp32" or tuple(sinks.shape) != (hq,):
-            raise ValueError(f"sinks has dtype {sinks.dtype} and shape {tuple(sinks.shape)}; expected float32 ({hq},), "
-                             "one logit per query head")
-        _contiguous("sinks", sinks)
-    alibi = alibi_mode("alibi_slopes", views.get("alibi_slopes"), b, hq)
+    sinks = validate.check_sinks(views.get("sinks"), hq)
+    alibi = validate.alibi_mode(views.get("alibi_slopes"), b, hq)
     strides = lambda v: tuple(v.strides[:3])  # noqa: E731
     return Problem(
         batch=b, seqlen_q=sq, seqlen_k=capacity, heads_q=hq, heads_k=hk, head_dim=d, head_dim_v=dv, dtype=q.dtype,
@@ -177,25 +172,9 @@ def kvcache_problem(views: dict, *, softmax_scale, causal, window_size, softcap,
         return_lse=bool(return_lse), num_splits=validate.normalize_splits(num_splits),
         q_strides=strides(q), k_strides=strides(kc), v_strides=strides(vc), o_strides=(sq * hq * dv, hq * dv, dv),
         kv_layout=layout, page_size=page, kv_append=n_new, cache_seqlens=lens is not None,
-        sinks=sinks is not None, alibi=alibi, block_table_stride=bt_stride,
+        sinks=sinks, alibi=alibi, block_table_stride=bt_stride,
         new_k_strides=strides(kn) if kn is not None else (0, 0, 0),
         new_v_strides=strides(vn) if vn is not None else (0, 0, 0))
-
-
-def alibi_mode(name: str, v, batch: int, heads_q: int) -> int:
-    """0 without slopes, 1 for ``(heads_q,)``, 2 for ``(batch, heads_q)`` float32 slopes."""
-    if v is None:
-        return 0
-    if v.dtype != "fp32":
-        raise TypeError(f"{name} has dtype {v.dtype}; accepted: float32")
-    if tuple(v.shape) == (heads_q,):
-        _contiguous(name, v)
-        return 1
-    if tuple(v.shape) == (batch, heads_q):
-        if v.strides != (heads_q, 1):
-            raise ValueError(f"{name} must be contiguous (strides {v.strides} given)")
-        return 2
-    raise ValueError(f"{name} has shape {tuple(v.shape)}; expected ({heads_q},) or ({batch}, {heads_q})")
 
 
 def check_cache_values(p: Problem, views: dict, cache_seqlens, block_table, stream) -> None:

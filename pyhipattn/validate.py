@@ -85,6 +85,46 @@ def normalize_splits(num_splits) -> int:
     return num_splits
 
 
+def check_sinks(view, heads_q: int, name: str = "sinks") -> bool:
+    """``sinks``: float32 ``(heads_q,)`` contiguous, or None; True when given."""
+    if view is None:
+        return False
+    if view.dtype != "fp32" or tuple(view.shape) != (heads_q,):
+        raise ValueError(f"{name} has dtype {view.dtype} and shape {tuple(view.shape)}; expected float32 ({heads_q},), "
+                         "one logit per query head")
+    if heads_q > 1 and view.strides[-1] != 1:
+        raise ValueError(f"{name} must be contiguous (stride {view.strides[-1]} given)")
+    return True
+
+
+def alibi_mode(view, batch: int, heads_q: int, name: str = "alibi_slopes") -> int:
+    """0 without slopes, 1 for ``(heads_q,)``, 2 for ``(batch, heads_q)`` float32 slopes."""
+    if view is None:
+        return 0
+    if view.dtype != "fp32":
+        raise TypeError(f"{name} has dtype {view.dtype}; accepted: float32")
+    if tuple(view.shape) == (heads_q,):
+        if heads_q > 1 and view.strides[-1] != 1:
+            raise ValueError(f"{name} must be contiguous (stride {view.strides[-1]} given)")
+        return 1
+    if tuple(view.shape) == (batch, heads_q):
+        if tuple(view.strides) != (heads_q, 1):
+            raise ValueError(f"{name} must be contiguous (strides {tuple(view.strides)} given)")
+        return 2
+    raise ValueError(f"{name} has shape {tuple(view.shape)}; expected ({heads_q},) or ({batch}, {heads_q})")
+
+
+def with_serving(problem: Problem, views: dict) -> Problem:
+    """``problem`` with the sinks / ALiBi of ``views`` (keys ``sinks``, ``alibi``) checked and recorded."""
+    from dataclasses import replace
+
+    sinks = check_sinks(views.get("sinks"), problem.heads_q)
+    alibi = alibi_mode(views.get("alibi"), problem.batch, problem.heads_q)
+    if not (sinks or alibi):
+        return problem
+    return replace(problem, sinks=sinks, alibi=alibi)
+
+
 def _check_head_dims(d: int, dv: int) -> None:
     for name, x in (("q/k head dim", d), ("v head dim", dv)):
         if not 1 <= x <= MAX_HEAD_DIM:
