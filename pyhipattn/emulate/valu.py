@@ -111,8 +111,6 @@ VOP: dict[str, tuple[str, tuple[str, ...], object]] = {
     "v_min_f32": ("f32", ("f32", "f32"), np.fmin),
     "v_fma_f32": ("f32", ("f32", "f32", "f32"), _fma),
     "v_fmac_f32": ("f32", ("f32", "f32", "f32"), _fma),          # third source: the destination
-    "v_mac_f32": ("f32", ("f32", "f32", "f32"), lambda a, b, c: a * b + c),
-    "v_mad_f32": ("f32", ("f32", "f32", "f32"), lambda a, b, c: a * b + c),
     "v_fmamk_f32": ("f32", ("f32", "f32", "f32"), _fma),          # printed as S0, K, S1: S0 * K + S1
     "v_fmaak_f32": ("f32", ("f32", "f32", "f32"), _fma),          # S0 * S1 + K
     "v_max3_f32": ("f32", ("f32", "f32", "f32"), lambda a, b, c: np.fmax(np.fmax(a, b), c)),
@@ -210,7 +208,7 @@ VOP: dict[str, tuple[str, tuple[str, ...], object]] = {
     "v_lshl_add_u64": ("b64", ("b64", "u32", "b64"), lambda a, s, c: (a << (np.asarray(s, U32) & U32(63)).astype(U64)) + c),
 }
 #: ops whose last source is the destination register (accumulate into it)
-ACC_DST = {"v_fmac_f32", "v_mac_f32"}
+ACC_DST = {"v_fmac_f32"}
 
 
 # ---- source and destination access -------------------------------------------------------
@@ -600,10 +598,11 @@ def _cmp_builder(inst, ctx):
     srcs = ops[1:] if has_dst else ops
     enc = encoding(inst.op)
     opsel = mod_list(inst, "op_sel", 3)
+    tys = (ty, "u32") if kind == "class" else (ty, ty)      # class: src1 is a bit mask of classes
     if enc == "sdwa":
-        readers = [src(o, ty, sdwa=inst.mods.get(f"src{k}_sel", "DWORD")) for k, o in enumerate(srcs[:2])]
+        readers = [src(o, tys[k], sdwa=inst.mods.get(f"src{k}_sel", "DWORD")) for k, o in enumerate(srcs[:2])]
     else:
-        readers = [src(o, ty, hi=bool(opsel[k]) and ty in HALF) for k, o in enumerate(srcs[:2])]
+        readers = [src(o, tys[k], hi=bool(opsel[k]) and tys[k] in HALF) for k, o in enumerate(srcs[:2])]
     fn = _class_fn if kind == "class" else _cmp_fn(kind)
     if dst is None:
         sdst = VCC if (not x or ctx.gen < 10) else None
@@ -903,10 +902,14 @@ def _packed(inst, ctx):
     hi_readers = [part(o, opsel_hi[k]) for k, o in enumerate(srcs)]
 
     if name == "v_pk_mov_b32":
+        # D.lo = op_sel[0] ? S0.hi : S0.lo, D.hi = op_sel[1] ? S1.hi : S1.lo (op_sel_hi unused)
+        lo_src, hi_src = part(srcs[0], opsel[0]), part(srcs[1], opsel[1])
+
         def mov(m):
             rf = getattr(m, regs)
-            m.write_v(rf, di, lo_readers[0](m))
-            m.write_v(rf, di + 1, hi_readers[1](m))
+            lo, hi = lo_src(m), hi_src(m)
+            m.write_v(rf, di, lo)
+            m.write_v(rf, di + 1, hi)
         return Step(inst, mov)
 
     def typed(x, neg):
