@@ -199,8 +199,7 @@ def _sfma(inst, ctx):
     ops = operands(inst)
     d, a, b = ops[0], raw_reader(ops[1], "f32"), raw_reader(ops[2], "f32")
     c = raw_reader(ops[3], "f32") if len(ops) > 3 else raw_reader(d, "f32")
-    if base_name(inst.op) == "s_fmamk_f32":        # D = S0 * K + S1
-        a, b, c = a, c, b
+    # s_fmamk_f32 prints S0, K, S1 (D = S0 * K + S1) and s_fmaak_f32 S0, S1, K: both D = op1 * op2 + op3
     w = s_writer(d)
 
     def run(m):
@@ -253,7 +252,7 @@ def _sopk(inst, ctx):
         return Step(inst, lambda m: w(m, ((_i32(cur(m)) * k) & M32).astype(U32)))
 
     def addk(m):
-        a = cur(m)
+        a = cur(m).copy()            # the destination is also the source: read it before writing
         dd = (_u(a) + (imm & M32)) & M32
         w(m, dd.astype(U32))
         m.write_scc(_ovf_add(a, U32(imm & M32), dd))
