@@ -119,7 +119,8 @@ RENAMES = {
     "ds_store_b128": "ds_write_b128", "ds_store_b16": "ds_write_b16", "ds_store_b8": "ds_write_b8",
     "ds_store_b16_d16_hi": "ds_write_b16_d16_hi", "ds_store_2addr_b32": "ds_write2_b32",
     "ds_store_2addr_b64": "ds_write2_b64", "ds_store_2addr_stride64_b32": "ds_write2st64_b32",
-    "ds_store_2addr_stride64_b64": "ds_write2st64_b64",
+    "ds_store_2addr_stride64_b64": "ds_write2st64_b64", "ds_store_b8_d16_hi": "ds_write_b8_d16_hi",
+    "ds_load_i8": "ds_read_i8", "ds_load_u8_d16": "ds_read_u8_d16", "ds_load_u8_d16_hi": "ds_read_u8_d16_hi",
 }
 
 
