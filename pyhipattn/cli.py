@@ -1,4 +1,4 @@
-"""The ``pyhipattn`` command: info | inspect | check | bench.
+"""The ``pyhipattn`` command: info | inspect | check | bench | bench-kvcache.
 
 Kernel developers use it to look at a new ``.co`` / ``.cubin`` build (inspect), check it
 statically and numerically (check), and time it against the peers on the GPU at hand (bench).
@@ -69,6 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--peers", default="flash,cudnn,efficient,flash_attn", help="peers to time where present")
     s.add_argument("--plot", metavar="RESULTS_JSON", help="only plot a results JSON from an earlier run (needs matplotlib)")
     s.set_defaults(fn=_cmd_bench)
+    from .bench_kvcache import add_parser as add_kvcache_bench
+
+    add_kvcache_bench(sub)
     return p
 
 
