@@ -344,7 +344,7 @@ CMP = {
 }
 FLOAT_KINDS = ("f", "lt", "eq", "le", "gt", "lg", "ge", "o", "u", "nge", "nlg", "ngt", "nle", "neq", "nlt", "tru")
 INT_KINDS = ("f", "lt", "eq", "le", "gt", "ne", "ge", "t")
-TYPES = {"f32": FLOAT_KINDS, "f16": FLOAT_KINDS, "i32": INT_KINDS, "u32": INT_KINDS, "i16": INT_KINDS,
+TYPES = {"f32": FLOAT_KINDS, "f16": FLOAT_KINDS, "f64": FLOAT_KINDS, "i32": INT_KINDS, "u32": INT_KINDS, "i16": INT_KINDS,
          "u16": INT_KINDS, "i64": INT_KINDS, "u64": INT_KINDS}
 
 
@@ -359,14 +359,21 @@ def _mask_bits(m):
     return sum(1 << i for i, v in enumerate(m) if v)
 
 
+@pytest.mark.parametrize("x", [False, True], ids=["cmp", "cmpx"])
 @pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
 @pytest.mark.parametrize("ty", sorted(TYPES))
-def test_vopc_every_kind(arch, ty):
-    """v_cmp_<kind>_<type> into an SGPR mask for each kind, with half the lanes disabled: inactive
-    lanes' bits are 0.  64-bit types compare register pairs."""
+def test_vopc_every_kind(arch, ty, x):
+    """v_cmp_<kind>_<type> into an SGPR mask (or v_cmpx into exec) for each kind, with half the
+    lanes disabled: inactive lanes' bits are 0.  64-bit types compare register pairs."""
     L = 64 if arch == "gfx942" else 32
     rng = np.random.default_rng(len(ty))
-    if ty in ("f32", "f16"):
+    wide = ty.endswith("64")
+    if ty == "f64":
+        vals = np.array([0.0, -0.0, 1.0, -2.0, np.inf, np.nan, 3.5, -1e-300], np.float64)
+        pair = [rng.choice(vals, L).view(np.uint64) for _ in range(2)]
+        ins = [w for p in pair for w in ((p & 0xFFFFFFFF).astype(np.uint32), (p >> 32).astype(np.uint32))]
+        xa, ya = pair[0].view(np.float64), pair[1].view(np.float64)
+    elif ty in ("f32", "f16"):
         vals = np.array([0.0, -0.0, 1.0, -2.0, np.inf, np.nan, 3.5, -1e-3], np.float32)
         a = rng.choice(vals, L).astype(np.float32)
         b = rng.choice(vals, L).astype(np.float32)
@@ -375,11 +382,19 @@ def test_vopc_every_kind(arch, ty):
             b = b.astype(np.float16).view(np.uint16).astype(np.uint32)
         else:
             a, b = a.view(np.uint32), b.view(np.uint32)
+        ins, xa, ya = [a, b], _typed(a, ty), _typed(b, ty)
     else:
         vals = np.array([0, 1, 2, 0xFFFFFFFF, 0x80000000, 0x7FFFFFFF, 0xFFFF8000, 5], np.uint32)
-        a, b = rng.choice(vals, L), rng.choice(vals, L)
-    wide = ty.endswith("64")
-    kinds = [k for k in TYPES[ty] if not (arch != "gfx942" and ty.endswith("16") and k in ("f", "t"))]
+        ins = [rng.choice(vals, L) for _ in range(4 if wide else 2)]
+        if wide:
+            xw = ins[0].astype(np.uint64) | (ins[1].astype(np.uint64) << 32)
+            yw = ins[2].astype(np.uint64) | (ins[3].astype(np.uint64) << 32)
+            xa, ya = (xw.view(np.int64), yw.view(np.int64)) if ty == "i64" else (xw, yw)
+        else:
+            xa, ya = _typed(ins[0], ty), _typed(ins[1], ty)
+    kinds = [k for k in TYPES[ty] if not (arch != "gfx942" and ty.endswith("16") and ty[0] in "iu" and k in ("f", "t"))]
+    if arch == "gfx1100" and ty.startswith("f"):
+        kinds.append("t")                                   # gfx11 also spells tru as t
     sreg = "s[20:21]" if L == 64 else "s20"
     exec_half = "s_mov_b32 exec_lo, 0x55555555\ns_mov_b32 exec_hi, 0x55555555" if L == 64 else \
         "s_mov_b32 exec_lo, 0x55555555"
@@ -388,19 +403,18 @@ def test_vopc_every_kind(arch, ty):
         body.append("v_mov_b32 v20, v1\nv_mov_b32 v21, v2\nv_mov_b32 v22, v3\nv_mov_b32 v23, v4")
     for k, kind in enumerate(kinds):
         src = "v[20:21], v[22:23]" if wide else "v1, v2"
-        body.append(f"v_cmp_{kind}_{ty}_e64 {sreg}, {src}")
-        body.append(f"s_mov_b32 s{30 + 2 * k}, s20")
-        if L == 64:
-            body.append(f"s_mov_b32 s{31 + 2 * k}, s21")
+        if x:                                               # gfx9 cmpx also writes an SGPR; gfx11 only exec
+            body.append(f"v_cmpx_{kind}_{ty}_e64 {sreg + ', ' if L == 64 else ''}{src}")
+            body.append(f"s_mov_b32 s{30 + 2 * k}, exec_lo")
+            if L == 64:
+                body.append(f"s_mov_b32 s{31 + 2 * k}, exec_hi")
+            body.append(exec_half)
+        else:
+            body.append(f"v_cmp_{kind}_{ty}_e64 {sreg}, {src}")
+            body.append(f"s_mov_b32 s{30 + 2 * k}, s20")
+            if L == 64:
+                body.append(f"s_mov_b32 s{31 + 2 * k}, s21")
         outs += [f"s{30 + 2 * k}"] + ([f"s{31 + 2 * k}"] if L == 64 else [])
-    if wide:
-        ins = [a, b, rng.choice(vals, L), rng.choice(vals, L)]   # v[1:2] = (a, b), v[3:4] = (c, d)
-        x = (ins[0].astype(np.uint64) | (ins[1].astype(np.uint64) << 32))
-        y = (ins[2].astype(np.uint64) | (ins[3].astype(np.uint64) << 32))
-        xa, ya = (x.view(np.int64), y.view(np.int64)) if ty == "i64" else (x, y)
-    else:
-        ins = [a, b]
-        xa, ya = _typed(a, ty), _typed(b, ty)
     out = run(arch, exec_half + "\n" + "\n".join(body), outs, ins)
     active = (np.arange(L) % 2) == 0
     for k, kind in enumerate(kinds):
@@ -438,6 +452,39 @@ def test_v_cmp_class_f32():
     got = int(out["s30"][0]) | (int(out["s31"][0]) << 32)
     want = (np.isneginf(vals)) | ((vals == 0) & np.signbit(vals)) | np.isposinf(vals)
     assert got == _mask_bits(want)
+
+
+@pytest.mark.parametrize("arch,ty,x", [("gfx942", "f16", False), ("gfx942", "f64", False), ("gfx942", "f32", True),
+                                        ("gfx1100", "f16", True), ("gfx1100", "f64", True)])
+def test_v_cmp_class_f16_f64_and_cmpx(arch, ty, x):
+    """Every class bit alone, on a value of each class (f16 and f64 keep their own subnormal ranges)."""
+    L = 64 if arch == "gfx942" else 32
+    ft = {"f16": np.float16, "f32": np.float32, "f64": np.float64}[ty]
+    sub = np.finfo(ft).tiny / 4
+    vals = np.array([np.nan, -np.inf, -1.0, -sub, -0.0, 0.0, sub, 1.0, np.inf, 2.0], ft)
+    v = np.resize(vals, L)
+    bitsv = v.view({"f16": np.uint16, "f32": np.uint32, "f64": np.uint64}[ty]).astype(np.uint64)
+    lane = np.arange(L)
+    bit = (lane + lane // 10) % 10                  # lane i tests value i % 10 against class bit `bit`
+    mask = (np.uint32(1) << bit.astype(np.uint32)).astype(np.uint32)
+    mask[lane % 7 == 3] |= np.uint32(1 << 8)       # and some lanes also ask for +normal
+    if ty == "f64":
+        ins, src = [(bitsv & 0xFFFFFFFF).astype(np.uint32), (bitsv >> 32).astype(np.uint32), mask], "v[20:21], v3"
+        pre = "v_mov_b32 v20, v1\nv_mov_b32 v21, v2\n"
+    else:
+        ins, src, pre = [bitsv.astype(np.uint32), mask], "v1, v2", ""
+    sreg = "s[20:21]" if L == 64 else "s20"
+    if x:
+        body = pre + f"v_cmpx_class_{ty}_e64 {sreg + ', ' if L == 64 else ''}{src}\ns_mov_b32 s30, exec_lo\n" + \
+            ("s_mov_b32 s31, exec_hi" if L == 64 else "")
+    else:
+        body = pre + f"v_cmp_class_{ty}_e64 {sreg}, {src}\ns_mov_b32 s30, s20\n" + ("s_mov_b32 s31, s21" if L == 64 else "")
+    out = run(arch, body, ["s30"] + (["s31"] if L == 64 else []), ins)
+    got = int(out["s30"][0]) | ((int(out["s31"][0]) << 32) if L == 64 else 0)
+    cls = np.array([1, 2, 3, 4, 5, 6, 7, 8, 9, 8])[lane % 10]
+    want = ((mask >> cls.astype(np.uint32)) & 1).astype(bool)
+    assert 0 < want.sum() < L
+    assert got == _mask_bits(want), (hex(got), hex(_mask_bits(want)))
 
 
 # ---- v_cndmask, carries, 64-bit multiply-add, div_scale ---------------------------------------------
@@ -778,4 +825,6 @@ COVERS = set(OPS) | set(INT_ARITH) | set(ALIASES.values()) | {
     "v_lshrrev_b16", "v_mul_legacy_f32", "v_s_rcp_f32", "v_s_exp_f32", "v_s_log_f32",
     "v_s_rsq_f32", "v_s_sqrt_f32", "v_lshl_b32", "v_cvt_f32_bf16", "v_max_num_f32", "v_min_num_f32",
     "v_max3_num_f32", "v_min3_num_f32",
-} | {f"v_cmp_{k}_{t}" for t, kinds in TYPES.items() for k in kinds} | {f"v_cmpx_gt_u32", "v_cmp_class_f32"}
+} | {f"v_cmp{x}_{k}_{t}" for t, kinds in TYPES.items() for k in kinds for x in ("", "x")} \
+  | {f"v_cmp{x}_class_{t}" for t in ("f16", "f32", "f64") for x in ("", "x")} \
+  | {f"v_cmp{x}_t_{t}" for t in ("f16", "f32", "f64") for x in ("", "x")}

@@ -569,15 +569,20 @@ def _cmp_fn(kind: str):
 
 
 def _class_fn(a, mask):
-    a = np.asarray(a, F32)
+    """v_cmp_class: bit k of ``mask`` tests class k of ``a`` (0 signalling NaN, 1 quiet NaN, 2 -inf,
+    3 -normal, 4 -subnormal, 5 -0, 6 +0, 7 +subnormal, 8 +normal, 9 +inf), in ``a``'s own type."""
+    a = np.asarray(a)
+    if a.dtype.kind != "f":
+        a = a.astype(F32)
     mask = np.asarray(mask, U32)
-    bits = a.view(U32)
-    neg = (bits >> U32(31)) == 1
+    neg = np.signbit(a)
     isnan = np.isnan(a)
-    quiet = (bits & U32(0x00400000)) != 0
+    man_bits = np.finfo(a.dtype).nmant
+    ubits = a.view({2: np.uint16, 4: np.uint32, 8: np.uint64}[a.dtype.itemsize])
+    quiet = ((ubits >> ubits.dtype.type(man_bits - 1)) & ubits.dtype.type(1)) == 1
     isinf = np.isinf(a)
     zero = a == 0
-    sub = (~zero) & (np.abs(a) < np.finfo(F32).tiny) & ~isnan
+    sub = (~zero) & (np.abs(a) < np.finfo(a.dtype).tiny) & ~isnan
     normal = ~(isnan | isinf | zero | sub)
     classes = [isnan & ~quiet, isnan & quiet, isinf & neg, normal & neg, sub & neg, zero & neg,
                zero & ~neg, sub & ~neg, normal & ~neg, isinf & ~neg]
@@ -622,10 +627,13 @@ def _cmp_builder(inst, ctx):
     return Step(inst, run)
 
 
-_CMP_KINDS = ("f", "lt", "eq", "le", "gt", "lg", "ge", "o", "u", "nge", "nlg", "ngt", "nle", "neq", "nlt", "t",
-              "tru", "ne", "class")
+#: the compares the ISA has: floats take the IEEE kinds (gfx11 also spells tru as t) and class,
+#: integers the six orderings plus f / t
+_FLOAT_CMP = ("f", "lt", "eq", "le", "gt", "lg", "ge", "o", "u", "nge", "nlg", "ngt", "nle", "neq", "nlt", "tru", "t",
+              "class")
+_INT_CMP = ("f", "lt", "eq", "le", "gt", "ne", "ge", "t")
 for _ty in ("f32", "f16", "f64", "i32", "u32", "i64", "u64", "i16", "u16"):
-    for _k in _CMP_KINDS:
+    for _k in _FLOAT_CMP if _ty.startswith("f") else _INT_CMP:
         op(f"v_cmp_{_k}_{_ty}", f"v_cmpx_{_k}_{_ty}")(_cmp_builder)
 
 
