@@ -31,9 +31,14 @@ def load(arch: str, n: int, first: int = 1) -> str:
     L = wave_size(arch)
     ld = "global_load_dword" if gen(arch) == 9 else "global_load_b32"
     wait = "s_waitcnt vmcnt(0)" if gen(arch) < 12 else "s_wait_loadcnt 0"
+    add = "v_add_u32" if gen(arch) == 9 else "v_add_nc_u32"
     lines = ["v_lshlrev_b32 v250, 2, v254"]
+    base = 0
     for k in range(n):
-        lines.append(f"{ld} v{first + k}, v250, s[92:93] offset:{k * L * 4}")
+        if k * L * 4 - base > 2047:                  # keep within every arch's signed offset field
+            lines.append(f"{add} v250, {k * L * 4 - base}, v250")
+            base = k * L * 4
+        lines.append(f"{ld} v{first + k}, v250, s[92:93] offset:{k * L * 4 - base}")
     lines.append(wait)
     return "\n".join(lines)
 

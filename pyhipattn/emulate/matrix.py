@@ -6,7 +6,7 @@ or in dwords (C, D).  The layouts (AMD's matrix instruction documentation):
 
 - MFMA 32x32xK (K = 8, or 16 on gfx950): A[i][k] in lane ``i + 32 * (k // (K/2))``, element
   ``k % (K/2)``; B[k][j] likewise with ``j``; D[i][j] in lane ``j + 32 * ((i // 4) % 2)``,
-  register ``8 * (i // 8) + i % 4`` (so register e of lane l is row 8(e//4) + 4(l//32) + e%4).
+  register ``4 * (i // 8) + i % 4`` (so register e of lane l is row 8(e//4) + 4(l//32) + e%4).
 - MFMA 16x16xK (K = 16, or 32 on gfx950): A[i][k] in lane ``i + 16 * (k // (K/4))``, element
   ``k % (K/4)``; D[i][j] in lane ``j + 16 * (i // 4)``, register ``i % 4``.
 - WMMA 16x16x16 on gfx11 (wave32): lane l holds row ``l % 16`` of A (all 16 k, lanes 16-31
