@@ -17,9 +17,8 @@ NOPS = ("s_nop", "s_waitcnt", "s_waitcnt_vscnt", "s_waitcnt_vmcnt", "s_waitcnt_l
         "s_wait_samplecnt", "s_wait_bvhcnt", "s_wait_expcnt", "s_wait_alu", "s_wait_idle", "s_wait_event",
         "s_wait_loadcnt_dscnt", "s_wait_storecnt_dscnt", "s_delay_alu", "s_clause", "s_setprio",
         "s_set_inst_prefetch_distance", "s_inst_prefetch", "s_sleep", "s_icache_inv", "s_dcache_inv",
-        "s_dcache_wb", "s_ttracedata", "s_sethalt", "v_nop", "buffer_wbl2", "buffer_inv", "buffer_gl0_inv",
-        "buffer_gl1_inv", "buffer_wbinvl1", "buffer_wbinvl1_vol", "global_inv", "global_wb", "global_wbinv",
-        "s_barrier_signal", "s_prefetch_inst", "s_prefetch_data", "s_singleuse_vdst")
+        "s_dcache_wb", "s_ttracedata", "v_nop", "buffer_wbl2", "buffer_inv", "buffer_gl0_inv", "buffer_gl1_inv",
+        "global_inv", "global_wb", "global_wbinv", "s_barrier_signal", "s_prefetch_inst", "s_prefetch_data")
 
 
 def _nop(inst, ctx):
@@ -30,7 +29,7 @@ for _n in NOPS:
     op(_n)(_nop)
 
 
-@op("s_sendmsg", "s_sendmsg_rtn_b32")
+@op("s_sendmsg")
 def _sendmsg(inst, ctx):
     """Only the messages a compute kernel sends are accepted: dealloc VGPRs (a no-op here)."""
     text = " ".join(inst.operands)
@@ -48,7 +47,14 @@ def _endpgm(inst, ctx):
 
 @op("s_code_end")
 def _code_end(inst, ctx):
-    return Step(inst, None, kind="end")
+    """The padding after a kernel's code: compiles (objects end with it) but executing it means
+    the program ran past its end."""
+    def run(m):
+        from .errors import EmulatorError
+
+        raise EmulatorError(f"executed s_code_end (padding after the code) at pc {inst.pc:#x}: the program ran "
+                            "past its last instruction")
+    return Step(inst, run)
 
 
 @op("s_barrier", "s_barrier_wait")

@@ -328,6 +328,8 @@ def _run(prog: Program, kd: KernelDescriptor, ctx: ArchCtx, m: Machine, stats: L
                     pcs[act] = cur
                 alive &= ~act
                 uniform = False
+                if waiting.any():    # a wave that ends no longer counts at its workgroup's barrier
+                    _release(wave_wg, alive, waiting)
                 continue
             if kind == "barrier":
                 if uniform:
@@ -335,12 +337,7 @@ def _run(prog: Program, kd: KernelDescriptor, ctx: ArchCtx, m: Machine, stats: L
                     continue
                 pcs[act] = nxt
                 waiting |= act
-                n_wg = int(wave_wg.max()) + 1
-                live = np.bincount(wave_wg[alive], minlength=n_wg)
-                arrived = np.bincount(wave_wg[alive & waiting], minlength=n_wg)
-                done = (live == arrived) & (arrived > 0)
-                if done.any():
-                    waiting &= ~done[wave_wg]
+                _release(wave_wg, alive, waiting)
                 continue
             raise EmulatorError(f"step kind {kind}")
     except EmulatorError as e:
@@ -351,3 +348,13 @@ def _run(prog: Program, kd: KernelDescriptor, ctx: ArchCtx, m: Machine, stats: L
     finally:
         stats.steps = steps
         stats.wave_instructions = wave_insts
+
+
+def _release(wave_wg: np.ndarray, alive: np.ndarray, waiting: np.ndarray) -> None:
+    """Let go of the waves of each workgroup whose every live wave waits at a barrier (in place)."""
+    n_wg = int(wave_wg.max()) + 1
+    live = np.bincount(wave_wg[alive], minlength=n_wg)
+    arrived = np.bincount(wave_wg[alive & waiting], minlength=n_wg)
+    done = (live == arrived) & (arrived > 0)
+    if done.any():
+        waiting &= ~done[wave_wg]
