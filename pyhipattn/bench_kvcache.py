@@ -17,7 +17,7 @@ import math
 import sys
 from pathlib import Path
 
-from .bench import gpu_time, rotation_sets
+from .bench import _device, gpu_time, rotation_sets
 
 DEFAULT_CASES = ([(page, b, ctx) for page in (16, 64) for b in (1, 8, 64) for ctx in (4096, 16384, 65536, 131072)]
                  + [(16, 16, 2048), (16, 16, 4096), (64, 16, 4096)]                 # FlashAttention-3's shapes
@@ -64,8 +64,21 @@ def _caches(torch, page: int, b: int, ctx: int, hk: int, d: int, gen):
     return kc, vc, None
 
 
-def bench_case(torch, page: int, b: int, ctx: int, hq: int, hk: int, d: int, l2: int) -> dict:
-    """One decode step over full caches; the row for the table."""
+def heuristic_splits(page: int, b: int, ctx: int, hq: int, hk: int, d: int, dev: dict) -> int:
+    """The split count dispatch picks for this decode on this device (pure planning)."""
+    import pyhipattn
+
+    kc = (b * ctx // page, page, hk, d) if page else (b, ctx, hk, d)
+    dec = pyhipattn.plan_mha_fwd_kvcache((b, 1, hq, d), kc, kc, arch=dev["arch"], compute_units=dev.get("compute_units"),
+                                         block_table_shape=(b, ctx // page) if page else None, causal=True,
+                                         explain=True)
+    return dec.num_splits
+
+
+def bench_case(torch, page: int, b: int, ctx: int, hq: int, hk: int, d: int, l2: int, dev: dict | None = None,
+               factors: tuple[float, ...] = (1,)) -> dict:
+    """One decode step over full caches; the row for the table.  ``factors`` other than 1 also
+    time the heuristic's split count times each factor (``splits_ms``: {splits: ms})."""
     import pyhipattn
 
     gen = torch.Generator(device="cuda").manual_seed(page * 7 + b * 131 + ctx)
@@ -79,13 +92,24 @@ def bench_case(torch, page: int, b: int, ctx: int, hq: int, hk: int, d: int, l2:
         lens = torch.full((b,), ctx, dtype=torch.int32, device="cuda")
         data.append((q, kc, vc, bt, lens, torch.empty_like(q)))
 
-    def step(i):
-        q, kc, vc, bt, lens, out = data[i]
-        return pyhipattn.mha_fwd_kvcache(q, kc, vc, cache_seqlens=lens, block_table=bt, causal=True, out=out)
+    def stepper(splits: int):
+        def step(i):
+            q, kc, vc, bt, lens, out = data[i]
+            return pyhipattn.mha_fwd_kvcache(q, kc, vc, cache_seqlens=lens, block_table=bt, causal=True, out=out,
+                                             num_splits=splits)
+        return step
 
-    t = gpu_time(step, sets)
+    t = gpu_time(stepper(0), sets)
     row = {"block_size": page, "batch": b, "context": ctx, "hq": hq, "hk": hk, "d": d, "bytes": moved,
            "ms": t["ms"], "ms_p20": t["ms_p20"], "ms_p80": t["ms_p80"], "tbs": moved / (t["ms"] * 1e-3) / 1e12}
+    if dev is not None and any(f != 1 for f in factors):
+        base = heuristic_splits(page, b, ctx, hq, hk, d, dev)
+        row["splits"] = base
+        row["splits_ms"] = {}
+        for f in factors:
+            s_ = max(1, round(base * f))
+            if s_ != base and str(s_) not in row["splits_ms"]:
+                row["splits_ms"][str(s_)] = gpu_time(stepper(s_ if s_ > 1 else 1), sets)["ms"]
     if not page:
         def dense(i):
             q, kc, vc, _, _, out = data[i]
@@ -103,8 +127,10 @@ def format_table(rows: list[dict], copy: dict) -> str:
     for r in rows:
         kv = f"paged{r['block_size']}" if r["block_size"] else "contig"
         dense = f"{r['mha_fwd_ms']:.3f}" if "mha_fwd_ms" in r else "-"
+        other = "".join(f"  s{s}: {ms:.3f}" for s, ms in r.get("splits_ms", {}).items())
+        base = f"  (s{r['splits']})" if "splits" in r else ""
         lines.append(f"{kv:>9} {r['batch']:>5} {r['context']:>7} {r['ms']:>8.3f} {r['tbs']:>6.2f} "
-                     f"{100 * r['tbs'] / copy['tbs']:>5.0f}% {dense:>10}")
+                     f"{100 * r['tbs'] / copy['tbs']:>5.0f}% {dense:>10}{base}{other}")
     return "\n".join(lines)
 
 
@@ -122,6 +148,11 @@ def run(args: argparse.Namespace) -> int:
     l2 = getattr(props, "L2_cache_size", 50 << 20)
     free = torch.cuda.mem_get_info()[0]
     copy = copy_bandwidth(torch)
+    dev = _device()
+    try:
+        factors = tuple(float(x) for x in args.split_factors.split(","))
+    except ValueError:
+        raise ValueError(f"--split-factors is {args.split_factors!r}; accepted: numbers separated by commas") from None
     rows = []
     for n, (page, b, ctx) in enumerate(cases, 1):
         need = 2 * b * ctx * args.heads_k * args.head_dim * 2
@@ -130,8 +161,8 @@ def run(args: argparse.Namespace) -> int:
                   f"does not fit", file=sys.stderr)
             continue
         print(f"[{n}/{len(cases)}] block {page} batch {b} context {ctx}", file=sys.stderr, flush=True)
-        rows.append(bench_case(torch, page, b, ctx, args.heads_q, args.heads_k, args.head_dim, l2))
-    report = {"device": props.name, "copy": copy, "rows": rows, "fa3_published_paged_tbs": FA3_PAGED_TBS}
+        rows.append(bench_case(torch, page, b, ctx, args.heads_q, args.heads_k, args.head_dim, l2, dev, factors))
+    report = {"device": props.name, "arch": dev.get("arch"), "copy": copy, "rows": rows, "fa3_published_paged_tbs": FA3_PAGED_TBS}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "kvcache.json").write_text(json.dumps(report, indent=1))
@@ -158,5 +189,7 @@ def add_parser(sub) -> None:
     s.add_argument("--heads-q", type=int, default=32)
     s.add_argument("--heads-k", type=int, default=8)
     s.add_argument("--head-dim", type=int, default=128)
+    s.add_argument("--split-factors", default="1", metavar="F,F,...",
+                   help="also time each case at the heuristic's split count times these factors (e.g. 0.5,1.5,2)")
     s.add_argument("--out", default="bench-out")
     s.set_defaults(fn=run)

@@ -81,7 +81,9 @@ def resolve_splits(problem: Problem, family, arch: str, compute_units: int) -> i
     if n >= 2:
         return max(1, min(n, kv_blocks, family.MAX_SPLITS))
     eff = getattr(family, "SPLIT_EFFICIENCY", 0.85)
-    return split_heuristic(work_items, compute_units, kv_blocks, family.MAX_SPLITS, eff)
+    # programs per compute unit the family wants resident (latency-bound kernels want more than one)
+    occ = family.split_occupancy(problem) if hasattr(family, "split_occupancy") else 1
+    return split_heuristic(work_items, compute_units * occ, kv_blocks, family.MAX_SPLITS, eff)
 
 
 def decide(problem: Problem, arch: str, compute_units: int | None = None) -> Decision:

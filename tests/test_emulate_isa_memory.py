@@ -430,3 +430,172 @@ COVERS = set(LOADS9) | {
     "flat_store_b16", "flat_store_d16_hi_b16", "global_load_b128", "global_load_b96", "global_load_b64",
     "flat_load_b32", "flat_load_u16",
 } | {v[0] for v in ATOMICS.values()} | {v[1] for v in ATOMICS.values()}
+
+
+# ---- flat forms and gfx11 names of what the global tests cover -------------------------------------
+
+def _flat_base(arch: str, shift: int = 2) -> str:
+    """v[2:3] = inp + (lane << shift)."""
+    carry = "v_add_co_u32 v2, vcc, v2, v1\nv_addc_co_u32 v3, vcc, 0, v3, vcc" if arch == "gfx942" else \
+        "v_add_co_u32 v2, vcc_lo, v2, v1\nv_add_co_ci_u32_e32 v3, vcc_lo, 0, v3, vcc_lo"
+    return f"v_lshlrev_b32 v1, {shift}, v254\nv_mov_b32 v2, s92\nv_mov_b32 v3, s93\n{carry}"
+
+
+@pytest.mark.parametrize("name", sorted(LOADS9))
+def test_flat_sub_dword_loads(name):
+    data = pattern(128, 13)
+    data[:8] = [0x80, 0xFF81, 0x12348000, 0x7F, 0xFFFFFFFF, 0, 0xABCD1234, 0x5A5A]
+    flat = name.replace("global_", "flat_")
+    out = run_asm("gfx942", _flat_base("gfx942") + f"""
+        v_mov_b32 v10, 0x13572468
+        {flat} v10, v[2:3]
+        s_waitcnt vmcnt(0) lgkmcnt(0)
+    """, ["v10"], inp=data)
+    assert np.array_equal(out["v10"], np.array([LOADS9[name](int(w), 0x13572468) for w in data[:64]], np.uint32))
+
+
+GFX11_LOADS = {"global_load_b32": "global_load_dword", "global_load_u8": "global_load_ubyte",
+               "global_load_i8": "global_load_sbyte", "global_load_u16": "global_load_ushort",
+               "global_load_i16": "global_load_sshort", "global_load_d16_b16": "global_load_short_d16",
+               "global_load_d16_hi_b16": "global_load_short_d16_hi", "global_load_d16_u8": "global_load_ubyte_d16",
+               "global_load_d16_hi_u8": "global_load_ubyte_d16_hi"}
+
+
+@pytest.mark.parametrize("name", sorted(GFX11_LOADS))
+def test_gfx11_global_load_names(name):
+    data = pattern(64, 14)
+    data[:4] = [0x80, 0xFF81, 0x12348000, 0x7F]
+    out = run_asm("gfx1100", f"""
+        v_lshlrev_b32 v1, 2, v254
+        v_mov_b32 v10, 0x13572468
+        {name} v10, v1, s[92:93]
+        s_waitcnt vmcnt(0)
+    """, ["v10"], inp=data)
+    fn = LOADS9[GFX11_LOADS[name]]
+    assert np.array_equal(out["v10"], np.array([fn(int(w), 0x13572468) for w in data[:32]], np.uint32))
+
+
+@pytest.mark.parametrize("name", sorted(GFX11_LOADS))
+def test_gfx11_flat_load_names(name):
+    data = pattern(64, 15)
+    data[:4] = [0x80, 0xFF81, 0x12348000, 0x7F]
+    flat = name.replace("global_", "flat_")
+    out = run_asm("gfx1100", _flat_base("gfx1100") + f"""
+        v_mov_b32 v10, 0x13572468
+        {flat} v10, v[2:3]
+        s_waitcnt vmcnt(0) lgkmcnt(0)
+    """, ["v10"], inp=data)
+    fn = LOADS9[GFX11_LOADS[name]]
+    assert np.array_equal(out["v10"], np.array([fn(int(w), 0x13572468) for w in data[:32]], np.uint32))
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_flat_stores_and_wide_loads(arch):
+    """Each lane owns 32 bytes: stores of every width at their offsets, read back with wide loads."""
+    n9 = arch == "gfx942"
+    st = {"b8": "flat_store_byte" if n9 else "flat_store_b8", "b16": "flat_store_short" if n9 else "flat_store_b16",
+          "b32": "flat_store_dword" if n9 else "flat_store_b32", "b64": "flat_store_dwordx2" if n9 else "flat_store_b64",
+          "b96": "flat_store_dwordx3" if n9 else "flat_store_b96", "b128": "flat_store_dwordx4" if n9 else "flat_store_b128",
+          "hi16": "flat_store_short_d16_hi" if n9 else "flat_store_d16_hi_b16",
+          "hi8": "flat_store_byte_d16_hi" if n9 else "flat_store_d16_hi_b8"}
+    ld = {"b128": "flat_load_dwordx4" if n9 else "flat_load_b128", "b96": "flat_load_dwordx3" if n9 else "flat_load_b96",
+          "b64": "flat_load_dwordx2" if n9 else "flat_load_b64"}
+    L = 64 if n9 else 32
+    out = run_asm(arch, _flat_base(arch, 5) + f"""
+        v_mov_b32 v10, 0x01020304
+        v_mov_b32 v11, 0x05060708
+        v_mov_b32 v12, 0x090a0b0c
+        v_mov_b32 v13, 0x0d0e0f10
+        {st['b128']} v[2:3], v[10:13]
+        v_mov_b32 v14, v11
+        v_mov_b32 v15, v12
+        v_mov_b32 v16, v13
+        {st['b96']} v[2:3], v[14:16] offset:16
+        {st['b64']} v[2:3], v[12:13] offset:24
+        {st['b32']} v[2:3], v13 offset:4
+        {st['b16']} v[2:3], v10 offset:8
+        {st['b8']} v[2:3], v11 offset:10
+        {st['hi16']} v[2:3], v12 offset:12
+        {st['hi8']} v[2:3], v13 offset:15
+        s_waitcnt vmcnt(0) lgkmcnt(0)
+        {ld['b128']} v[20:23], v[2:3]
+        {ld['b96']} v[24:26], v[2:3] offset:16
+        {ld['b64']} v[28:29], v[2:3] offset:24
+        s_waitcnt vmcnt(0) lgkmcnt(0)
+    """, [f"v{r}" for r in (20, 21, 22, 23, 24, 25, 26, 28, 29)], inp=np.zeros(8 * L, np.uint32))
+    got = [int(out[f"v{r}"][3]) for r in (20, 21, 22, 23, 24, 25, 26, 28, 29)]
+    # word 2: b16 0x0304 at 8, b8 0x08 at 10, byte 11 from the b128 (0x09); word 3: d16_hi 0x090a at 12,
+    # byte 14 from the b128 (0x0e), d16_hi b8 (bits 23:16 of 0x0d0e0f10 = 0x0e) at 15
+    assert got == [0x01020304, 0x0D0E0F10, 0x09080304, 0x0E0E090A, 0x05060708, 0x090A0B0C, 0x090A0B0C, 0x090A0B0C,
+                   0x0D0E0F10]
+
+
+@pytest.mark.parametrize("kind", sorted(ATOMICS))
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_flat_atomics_every_kind(kind, arch):
+    L = 64 if arch == "gfx942" else 32
+    name = ATOMICS[kind][0 if arch == "gfx942" else 1].replace("global_", "flat_")
+    ret = "sc0" if arch == "gfx942" else "glc"
+    values = (np.arange(L, dtype=np.int64) * 0x01010101 + 0x7FFFFFF0) & M32
+    data = np.zeros(2 * L, np.uint32)
+    data[0] = 0x80000005
+    data[L:] = values
+    ld = "flat_load_dword" if arch == "gfx942" else "flat_load_b32"
+    out = run_asm(arch, _flat_base(arch) + f"""
+        {ld} v4, v[2:3] offset:{4 * L}
+        s_waitcnt vmcnt(0) lgkmcnt(0)
+        v_mov_b32 v2, s92
+        v_mov_b32 v3, s93
+        {name} v10, v[2:3], v4 {ret}
+        s_waitcnt vmcnt(0) lgkmcnt(0)
+        {ld} v11, v[2:3]
+        s_waitcnt vmcnt(0) lgkmcnt(0)
+    """, ["v10", "v11"], inp=data)
+    mem, olds = int(data[0]), []
+    for d in values.tolist():
+        olds.append(mem)
+        mem = ATOMICS[kind][2](mem, d)
+    assert out["v10"].tolist() == olds and int(out["v11"][0]) == mem
+
+
+@pytest.mark.parametrize("arch,name", [("gfx942", "flat_atomic_cmpswap"), ("gfx1100", "flat_atomic_cmpswap_b32"),
+                                       ("gfx1100", "global_atomic_cmpswap_b32")])
+def test_cmpswap_flat_and_gfx11(arch, name):
+    data = np.zeros(64, np.uint32)
+    data[0] = 7
+    ret = "sc0" if arch == "gfx942" else "glc"
+    addr = "v[2:3]" if name.startswith("flat") else "v1, "
+    body = ("v_mov_b32 v2, s92\nv_mov_b32 v3, s93\n" if name.startswith("flat") else "v_mov_b32 v1, 0\n")
+    tail = "" if name.startswith("flat") else " s[92:93]"
+    out = run_asm(arch, body + f"""
+        v_mov_b32 v6, 5
+        v_mov_b32 v7, 7
+        {name} v12, {addr.rstrip(', ')}, v[6:7]{',' + tail if tail else ''} {ret}
+        s_waitcnt vmcnt(0) lgkmcnt(0)
+    """, ["v12"], inp=data)
+    assert int(out["v12"][0]) == 7 and (out["v12"][1:] == 5).all()
+
+
+def test_gfx11_global_store_b32():
+    out = run_asm("gfx1100", """
+        v_lshlrev_b32 v1, 2, v254
+        v_add_nc_u32 v2, 100, v254
+        global_store_b32 v1, v2, s[92:93]
+        v_mov_b32 v3, 0x00ab0000
+        global_store_d16_hi_b8 v1, v3, s[92:93] offset:2
+        s_waitcnt vmcnt(0)
+        global_load_b32 v10, v1, s[92:93]
+        s_waitcnt vmcnt(0)
+    """, ["v10"], inp=np.zeros(32, np.uint32))
+    assert np.array_equal(out["v10"], (100 + np.arange(32)) | 0xAB0000)
+
+
+COVERS |= {n.replace("global_", "flat_") for n in LOADS9} | set(GFX11_LOADS) | {
+    n.replace("global_", "flat_") for n in GFX11_LOADS} | {
+    "flat_store_byte", "flat_store_short", "flat_store_dword", "flat_store_dwordx2", "flat_store_dwordx3",
+    "flat_store_dwordx4", "flat_store_short_d16_hi", "flat_store_byte_d16_hi", "flat_load_dwordx4",
+    "flat_load_dwordx3", "flat_load_dwordx2", "flat_store_b8", "flat_store_b16", "flat_store_b32", "flat_store_b64",
+    "flat_store_b96", "flat_store_b128", "flat_store_d16_hi_b16", "flat_store_d16_hi_b8", "flat_load_b128",
+    "flat_load_b96", "flat_load_b64", "flat_atomic_cmpswap", "flat_atomic_cmpswap_b32", "global_atomic_cmpswap_b32",
+    "global_store_b32", "global_load_b32", "global_store_d16_hi_b8"} | {v[0].replace("global_", "flat_") for v in ATOMICS.values()} | {
+    v[1].replace("global_", "flat_") for v in ATOMICS.values()}

@@ -383,3 +383,66 @@ COVERS = set(SOP2) | set(SOP1) | set(GFX12_RENAMES.values()) | set(RENAMES1.valu
     "s_floor_f32", "s_ceil_f32", "s_fmac_f32", "s_fmamk_f32", "s_fmaak_f32", "s_cmp_lt_f32", "s_cmp_nge_f32",
     "s_getpc_b64", "s_and_not1_saveexec_b32", "s_or_not1_saveexec_b32", "s_max_num_f32", "s_min_num_f32",
 } | {f"s_{k}_saveexec_b64" for k in SAVEEXEC} | {f"s_{k}_saveexec_b32" for k in SAVEEXEC}
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_sopk_compares_every_kind(arch):
+    """s_cmpk_<kind>_i32 sign-extends its 16-bit immediate, _u32 zero-extends it."""
+    body, outs, want, k = [], [], [], 0
+    for ty in ("i32", "u32"):
+        for kind, fn in CMP.items():
+            for reg, imm in ((5, 0xFFFF), (0xFFFFFFFF, 0xFFFF), (0x8000, 0x8000), (3, 7)):
+                body += [f"s_mov_b32 s4, {reg:#x}", f"s_cmpk_{kind}_{ty} s4, {imm:#x}", _scc_probe(k)]
+                outs.append(f"s{60 + k}")
+                x, y = (s32(reg), s32(imm | (0xFFFF0000 if imm & 0x8000 else 0))) if ty == "i32" else (reg, imm)
+                want.append(int(fn(x, y)))
+                k += 1
+        out = run(arch, "\n".join(body), outs)
+        assert [int(out[o][0]) for o in outs] == want, ty
+        body, outs, want, k = [], [], [], 0
+
+
+def test_scalar_float_compares_gfx12():
+    """s_cmp_<kind>_f32 / _f16 with NaN, signed zeros and infinities (the n* kinds are true on NaN)."""
+    kinds = {"lt": lambda a, c: a < c, "eq": lambda a, c: a == c, "le": lambda a, c: a <= c, "gt": lambda a, c: a > c,
+             "lg": lambda a, c: (a < c) | (a > c), "ge": lambda a, c: a >= c, "o": lambda a, c: ~(np.isnan(a) | np.isnan(c)),
+             "u": lambda a, c: np.isnan(a) | np.isnan(c), "nge": lambda a, c: ~(a >= c),
+             "nlg": lambda a, c: ~((a < c) | (a > c)), "ngt": lambda a, c: ~(a > c), "nle": lambda a, c: ~(a <= c),
+             "neq": lambda a, c: ~(a == c), "nlt": lambda a, c: ~(a < c)}
+    pairs = [(1.0, 2.0), (-0.0, 0.0), (np.nan, 1.0), (np.inf, -np.inf)]
+    for ty, dt, ut in (("f32", np.float32, np.uint32), ("f16", np.float16, np.uint16)):
+        for chunk in (list(kinds.items())[:5], list(kinds.items())[5:10], list(kinds.items())[10:]):
+            body, outs, want, k = [], [], [], 0
+            for kind, fn in chunk:
+                for a, c in pairs:
+                    ba, bc = (int(np.array([v], dt).view(ut)[0]) for v in (a, c))
+                    body += [f"s_mov_b32 s4, {ba:#x}", f"s_mov_b32 s5, {bc:#x}", f"s_cmp_{kind}_{ty} s4, s5",
+                             _scc_probe(k)]
+                    outs.append(f"s{60 + k}")
+                    with np.errstate(invalid="ignore"):
+                        want.append(int(bool(fn(np.array(a, dt), np.array(c, dt)))))
+                    k += 1
+            out = run("gfx1200", "\n".join(body), outs)
+            assert [int(out[o][0]) for o in outs] == want, (ty, [k for k, _ in chunk])
+
+
+def test_not1_b64_gfx11():
+    out = run("gfx1100", """
+        s_mov_b64 s[4:5], 0xff00ff00
+        s_mov_b32 s5, 0x0f0f0f0f
+        s_mov_b64 s[6:7], -1
+        s_mov_b32 s6, 0x00ff00ff
+        s_and_not1_b64 s[10:11], s[4:5], s[6:7]
+        s_or_not1_b64 s[12:13], s[4:5], s[6:7]
+    """, ["s10", "s11", "s12", "s13"])
+    v = {k: int(x[0]) for k, x in out.items()}
+    a = 0x0F0F0F0F_FF00FF00
+    c = 0xFFFFFFFF_00FF00FF
+    M64 = (1 << 64) - 1
+    assert v["s10"] | (v["s11"] << 32) == a & ~c & M64
+    assert v["s12"] | (v["s13"] << 32) == (a | ~c) & M64
+
+
+COVERS |= {f"s_cmpk_{k}_{t}" for k in CMP for t in ("i32", "u32")} | {
+    f"s_cmp_{k}_{t}" for k in ("lt", "eq", "le", "gt", "lg", "ge", "o", "u", "nge", "nlg", "ngt", "nle", "neq", "nlt")
+    for t in ("f32", "f16")} | {"s_and_not1_b64", "s_or_not1_b64"}

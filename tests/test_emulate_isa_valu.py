@@ -828,3 +828,71 @@ COVERS = set(OPS) | set(INT_ARITH) | set(ALIASES.values()) | {
 } | {f"v_cmp{x}_{k}_{t}" for t, kinds in TYPES.items() for k in kinds for x in ("", "x")} \
   | {f"v_cmp{x}_class_{t}" for t in ("f16", "f32", "f64") for x in ("", "x")} \
   | {f"v_cmp{x}_t_{t}" for t in ("f16", "f32", "f64") for x in ("", "x")}
+
+
+# ---- VOPD (gfx11 / gfx12 dual issue) ------------------------------------------------------------
+
+def _dual_ops(arch: str) -> dict:
+    """VOPD half -> (operands after the destination, numpy result from a, b, the old destination d, vcc)."""
+    K = 2.0
+    mx, mn = ("v_dual_max_num_f32", "v_dual_min_num_f32") if arch == "gfx1200" else ("v_dual_max_f32", "v_dual_min_f32")
+    ops = {
+        "v_dual_add_f32": ("v1, v2", lambda a, b, d, c: a + b), "v_dual_sub_f32": ("v1, v2", lambda a, b, d, c: a - b),
+        "v_dual_subrev_f32": ("v1, v2", lambda a, b, d, c: b - a), "v_dual_mul_f32": ("v1, v2", lambda a, b, d, c: a * b),
+        "v_dual_fmac_f32": ("v1, v2", lambda a, b, d, c: _fma32(a, b, d)),
+        mx: ("v1, v2", lambda a, b, d, c: np.maximum(a, b)), mn: ("v1, v2", lambda a, b, d, c: np.minimum(a, b)),
+        "v_dual_mov_b32": ("v1", lambda a, b, d, c: a),
+        "v_dual_fmamk_f32": (f"v1, {K}, v2", lambda a, b, d, c: (a.astype(np.float64) * K + b).astype(np.float32)),
+        "v_dual_fmaak_f32": (f"v1, v2, {K}", lambda a, b, d, c: (a.astype(np.float64) * b + K).astype(np.float32)),
+        "v_dual_mul_dx9_zero_f32": ("v1, v2", lambda a, b, d, c: np.where((a == 0) | (b == 0), np.float32(0), a * b)),
+        "v_dual_cndmask_b32": ("v1, v2", lambda a, b, d, c: np.where(c, b, a)),
+    }
+    y_only = {"v_dual_add_nc_u32": ("v1, v2", lambda a, b, d, c: (a.view(np.uint32) + b.view(np.uint32)).view(np.float32)),
+              "v_dual_and_b32": ("v1, v2", lambda a, b, d, c: (a.view(np.uint32) & b.view(np.uint32)).view(np.float32)),
+              "v_dual_lshlrev_b32": ("v1, v2", lambda a, b, d, c: (b.view(np.uint32) << (a.view(np.uint32) & 31)
+                                                                   ).view(np.float32))}
+    return ops, y_only
+
+
+def _fma32(a, b, d):
+    return (a.astype(np.float64) * b.astype(np.float64) + d.astype(np.float64)).astype(np.float32)
+
+
+@pytest.mark.parametrize("arch", ["gfx1100", "gfx1200"])
+@pytest.mark.parametrize("side", ["x", "y"])
+def test_vopd_every_half(arch, side):
+    """Each VOPD opcode as the X half (paired with a mov that reads X's destination: it must see
+    the old value) and as the Y half (paired with a mov X); fmac accumulates into the old value."""
+    ops, y_only = _dual_ops(arch)
+    table = {**ops, **y_only} if side == "y" else ops
+    L = 32
+    rng = np.random.default_rng(5)
+    a = (rng.standard_normal(L) * 3).astype(np.float32)
+    b = (rng.standard_normal(L) * 3).astype(np.float32)
+    a[:3] = [0.0, 2.0, -0.0]
+    b[3] = 0.0
+    d0 = (rng.standard_normal(L)).astype(np.float32)
+    vcc = rng.random(L) < 0.5
+    vcc_bits = int(sum(1 << i for i in range(L) if vcc[i]))
+    body, outs, checks = [f"s_mov_b32 vcc_lo, {vcc_bits:#x}"], [], []
+    for k, (name, (srcs, fn)) in enumerate(sorted(table.items())):
+        dx, dy = 10 + 4 * k, 11 + 4 * k
+        body.append(f"v_mov_b32 v{dx}, v3")
+        body.append(f"v_mov_b32 v{dy}, v3")
+        if side == "x":
+            body.append(f"{name} v{dx}, {srcs} :: v_dual_mov_b32 v{dy}, v{dx}")
+            checks.append((f"v{dx}", fn, name))
+            checks.append((f"v{dy}", lambda a, b, d, c: d, name + " (Y saw X's old destination)"))
+        else:
+            ysrcs = srcs.replace("v1", "v5").replace("v2", "v6")     # banks apart from X's source v3
+            body.append(f"v_dual_mov_b32 v{dx}, v3 :: {name} v{dy}, {ysrcs}")
+            checks.append((f"v{dy}", fn, name))
+        outs += [f"v{dx}", f"v{dy}"]
+    inputs = [a, b, d0, np.zeros(L, np.float32), a, b]
+    out = run(arch, "\n".join(body), outs, [x.view(np.uint32) for x in inputs])
+    for reg, fn, name in checks:
+        want = fn(a, b, d0, vcc)
+        eq_f32(out[reg], np.asarray(want, np.float32))
+
+
+COVERS |= {"v_dual"}

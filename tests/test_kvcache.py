@@ -31,6 +31,34 @@ def test_kvcache_plans_on_every_arch(arch, paged):
     assert dict(d.refused).get("portable") == "no KV-cache / sink / ALiBi kernels"
 
 
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("sq,hq", [(1, 32), (4, 32), (5, 32), (16, 8)])
+def test_decode_tile_is_chosen_when_the_query_rows_fit(arch, sq, hq):
+    """seqlen_q * group_size <= 16 takes the arch's _decode object (NVIDIA, CDNA); more rows the
+    general one; RDNA has one tile for both."""
+    from pyhipattn.families import serve
+
+    kshape = (300, 16, 8, 128)
+    d = pyhipattn.plan_mha_fwd_kvcache((4, sq, hq, 128), kshape, kshape, arch=arch, block_table_shape=(4, 64),
+                                       causal=True, explain=True)
+    name = d.plans[-1].code_object
+    decode = arch in serve.DECODE_TILES and sq * hq // 8 <= 16
+    assert name.endswith(("_decode.co", "_decode.cubin")) == decode, name
+
+
+def test_paged_decode_splits_fill_two_programs_per_compute_unit():
+    """Paged caches ask the split heuristic for two resident programs per CU, contiguous ones for
+    one (the H100 measurements in notes/serving.md)."""
+    def splits(paged: bool, b: int, ctx: int) -> int:
+        k = (b * ctx // 16, 16, 8, 128) if paged else (b, ctx, 8, 128)
+        return pyhipattn.plan_mha_fwd_kvcache((b, 1, 32, 128), k, k, arch="sm_90a", compute_units=132,
+                                              block_table_shape=(b, ctx // 16) if paged else None, causal=True,
+                                              explain=True).num_splits
+    assert (splits(False, 1, 131072), splits(True, 1, 131072)) == (16, 32)
+    assert (splits(False, 8, 16384), splits(True, 8, 16384)) == (2, 4)
+    assert (splits(False, 64, 4096), splits(True, 64, 4096)) == (1, 1)
+
+
 def test_plain_problems_never_reach_the_serve_family():
     d = pyhipattn.plan_mha_fwd((1, 128, 8, 64), (1, 128, 8, 64), (1, 128, 8, 64), arch="gfx942", explain=True)
     assert d.family != "serve"

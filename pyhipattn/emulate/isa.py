@@ -82,8 +82,7 @@ RENAMES = {
     "s_sub_co_ci_u32": "s_subb_u32", "s_add_co_i32": "s_add_i32", "s_sub_co_i32": "s_sub_i32",
     "s_and_not1_b32": "s_andn2_b32", "s_and_not1_b64": "s_andn2_b64", "s_or_not1_b32": "s_orn2_b32",
     "s_or_not1_b64": "s_orn2_b64", "s_and_not1_saveexec_b32": "s_andn2_saveexec_b32",
-    "s_and_not1_saveexec_b64": "s_andn2_saveexec_b64", "s_or_not1_saveexec_b32": "s_orn2_saveexec_b32",
-    "s_or_not1_saveexec_b64": "s_orn2_saveexec_b64", "s_max_num_f32": "s_max_f32", "s_min_num_f32": "s_min_f32",
+    "s_or_not1_saveexec_b32": "s_orn2_saveexec_b32", "s_max_num_f32": "s_max_f32", "s_min_num_f32": "s_min_f32",
     "v_add_nc_u32": "v_add_u32", "v_sub_nc_u32": "v_sub_u32", "v_subrev_nc_u32": "v_subrev_u32",
     "v_add_co_ci_u32": "v_addc_co_u32", "v_sub_co_ci_u32": "v_subb_co_u32",
     "v_subrev_co_ci_u32": "v_subbrev_co_u32", "v_mad_co_u64_u32": "v_mad_u64_u32",
@@ -121,7 +120,12 @@ RENAMES = {
     "ds_store_2addr_b64": "ds_write2_b64", "ds_store_2addr_stride64_b32": "ds_write2st64_b32",
     "ds_store_2addr_stride64_b64": "ds_write2st64_b64", "ds_store_b8_d16_hi": "ds_write_b8_d16_hi",
     "ds_load_i8": "ds_read_i8", "ds_load_u8_d16": "ds_read_u8_d16", "ds_load_u8_d16_hi": "ds_read_u8_d16_hi",
+    "global_load_d16_u8": "global_load_ubyte_d16", "global_load_d16_hi_u8": "global_load_ubyte_d16_hi",
+    "global_store_d16_hi_b8": "global_store_byte_d16_hi",
 }
+# every global form has a flat twin under the same gfx11 name change
+RENAMES.update({"flat_" + k[7:]: "flat_" + v[7:] for k, v in list(RENAMES.items())
+                if k.startswith("global_") and "flat_" + k[7:] not in RENAMES})
 
 
 def base_name(mnemonic: str) -> str:

@@ -368,7 +368,8 @@ def _saveexec(kind, width):
 
 for _kind in _SAVEEXEC:
     op(f"s_{_kind}_saveexec_b32")(_saveexec(_kind, 32))
-    op(f"s_{_kind}_saveexec_b64")(_saveexec(_kind, 64))
+    if not _kind.endswith("not0"):        # gfx11/12 names: their wave32 code uses the _b32 forms
+        op(f"s_{_kind}_saveexec_b64")(_saveexec(_kind, 64))
 
 
 @op("s_getpc_b64")

@@ -275,7 +275,8 @@ def uses(c: Case, family: str, arch: str, files: set[str]) -> bool:
         mode = 1 if c.page else 0
         from ..families import serve as fam_serve
 
-        names = {f"serve_{fam_serve.variant_name(c.dtype, c.d if c.d in (64, 128, 256) else 256, mode)}.co"}
+        hdc = c.d if c.d in (64, 128, 256) else 256
+        names = {f"serve_{fam_serve.variant_name(c.dtype, hdc, mode, dec)}.co" for dec in (False, True)}
         if c.n_new:
             names.add(f"serve_append_{'paged' if c.page else 'contig'}.co")
         return bool(names & files)

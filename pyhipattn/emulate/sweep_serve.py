@@ -61,6 +61,7 @@ def make_serve_cases(arch: str, n: int = 12, seed: int = 2026) -> list[ServeCase
         ServeCase(1, 1, 8, 8, 256, "bf16", page=32, capacity=256, splits=4, sinks=True, alibi=1),  # long, split fold
         ServeCase(2, 2, 2, 2, 64, "fp16", page=128, capacity=256, window=(40, 0), causal=True, softcap=5.0),
         ServeCase(4, 1, 4, 2, 64, "bf16", page=256, capacity=512, n_new=1),                     # big pages
+        ServeCase(2, 9, 8, 4, 64, "bf16", page=32, capacity=96, causal=True, n_new=2),          # 18 rows: general tile
     ]
     while len(out) < n:
         page = rng.choice((0, 16, 32, 64, 128))

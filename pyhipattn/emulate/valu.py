@@ -493,8 +493,7 @@ _DUAL = {"v_dual_add_f32": "v_add_f32", "v_dual_sub_f32": "v_sub_f32", "v_dual_s
          "v_dual_min_f32": "v_min_f32", "v_dual_max_num_f32": "v_max_f32", "v_dual_min_num_f32": "v_min_f32",
          "v_dual_mov_b32": "v_mov_b32", "v_dual_add_nc_u32": "v_add_u32", "v_dual_and_b32": "v_and_b32",
          "v_dual_lshlrev_b32": "v_lshlrev_b32", "v_dual_fmamk_f32": "v_fmamk_f32",
-         "v_dual_fmaak_f32": "v_fmaak_f32", "v_dual_mul_dx9_zero_f32": "v_mul_legacy_f32",
-         "v_dual_sub_nc_u32": "v_sub_u32"}
+         "v_dual_fmaak_f32": "v_fmaak_f32", "v_dual_mul_dx9_zero_f32": "v_mul_legacy_f32"}
 
 
 def _dual_half(inst, ctx):

@@ -11,8 +11,10 @@ the last split of each row tile, as the portable family's fold).
 
 Variants per arch: dtype x head-dim class (64 / 128 / 256) x where the keys live (kv_mode 0:
 dense arrays or a contiguous cache, 1: a paged cache, 2: varlen), plus two append kernels
-(contiguous, paged) that copy 16-bit words for both dtypes.  Tiles are chosen to fit the
-registers (the build refuses spills), not yet tuned on hardware.
+(contiguous, paged) that copy 16-bit words for both dtypes; on NVIDIA and CDNA each fwd variant
+also has a ``_decode`` twin with a 16-row pipelined tile for seqlen_q * group_size <= 16.
+General tiles are chosen to fit the registers (the build refuses spills); the decode tiles were
+measured on the H100 (notes/serving.md).
 """
 
 from __future__ import annotations
@@ -56,10 +58,35 @@ for _rdna in ("gfx1101", "gfx1102", "gfx1200", "gfx1201"):
 #: every arch pyhipattn knows gets the serving kernels (the portable family skips gfx1101-1201)
 ARCHES = tuple(TILES)
 APPEND_TILE = (16, 256, 4, 1)   # BLOCK_T tokens, BLOCK_D, num_warps, num_stages
+#: decode tiles (seqlen_q * group_size <= BLOCK_M): 16 query rows and a pipelined KV loop, the
+#: portable family's decode tiles.  The general tiles' 64 rows and single stage left paged decode
+#: at half the copy bandwidth on the H100 (notes/serving.md).  RDNA's general tiles are already 16.
+DECODE_TILES: dict[str, dict[int, tuple[int, int, int, int]]] = {
+    # d128 measured on the H100 (bench-kvcache, notes/serving.md): 8 warps and 3 stages beat
+    # 4 warps / 2 stages and 16x32 tiles; 4 warps / 3 stages needed a stack frame when paged
+    "sm_90a": {64: (16, 64, 4, 3), 128: (16, 64, 8, 3), 256: (16, 64, 4, 3)},
+    "sm_80": {64: (16, 128, 4, 3), 128: (16, 128, 4, 3), 256: (16, 64, 4, 3)},
+    "gfx942": {64: (16, 64, 4, 2), 128: (16, 64, 4, 2), 256: (16, 32, 4, 1)},   # 16x64 d256 spilled SGPRs
+    "gfx950": {64: (16, 128, 4, 2), 128: (16, 128, 4, 2), 256: (16, 32, 4, 2)},
+}
 
 
-def variant_name(dtype: str, hd_class: int, kv_mode: int) -> str:
-    return f"fwd_{dtype}_d{hd_class}_{MODE_NAMES[kv_mode]}"
+def variant_name(dtype: str, hd_class: int, kv_mode: int, decode: bool = False) -> str:
+    return f"fwd_{dtype}_d{hd_class}_{MODE_NAMES[kv_mode]}{'_decode' if decode else ''}"
+
+
+def is_decode(problem: Problem, arch: str) -> bool:
+    """Whether ``problem`` takes ``arch``'s decode tile: it has one, and every query row of a KV
+    head (seqlen_q * group_size, max_seqlen_q for varlen) fits its BLOCK_M."""
+    tiles = DECODE_TILES.get(canonical_arch(arch))
+    hdc = head_dim_class(problem)
+    return bool(tiles) and hdc is not None and problem.seqlen_q * problem.group_size <= tiles[hdc][0]
+
+
+def tile(problem: Problem, arch: str) -> tuple[int, int, int, int]:
+    """(BLOCK_M, BLOCK_N, num_warps, num_stages) that ``problem`` runs with on ``arch``."""
+    a, hdc = canonical_arch(arch), head_dim_class(problem) or 256
+    return (DECODE_TILES[a] if is_decode(problem, a) else TILES[a])[hdc]
 
 
 def variants(arch: str) -> list[dict]:
@@ -71,6 +98,11 @@ def variants(arch: str) -> list[dict]:
             for mode in range(3):
                 out.append(dict(name=variant_name(dt, hdc, mode), role="fwd", dtype=dt, head_dim_class=hdc,
                                 kv_mode=mode, block_m=bm, block_n=bn, num_warps=nw, num_stages=ns))
+                if arch in DECODE_TILES:
+                    dm, dn, dw, ds = DECODE_TILES[arch][hdc]
+                    out.append(dict(name=variant_name(dt, hdc, mode, True), role="fwd", dtype=dt,
+                                    head_dim_class=hdc, kv_mode=mode, block_m=dm, block_n=dn, num_warps=dw,
+                                    num_stages=ds))
     bt, bd, nw, ns = APPEND_TILE
     for mode in (0, 1):
         out.append(dict(name=f"append_{MODE_NAMES[mode]}", role="append", dtype="b16", head_dim_class=0,
@@ -143,16 +175,24 @@ def gate(problem: Problem, arch: str, compute_units: int | None = None) -> str |
             return f"{nm} strides {s} are not multiples of 8 elements (the kernels use 16-byte loads)"
         if any(abs(x) > _I32_MAX for x in s[1:]):
             return f"{nm} sequence/head strides {s[1:]} exceed 32 bits"
-    if variant_name(p.dtype, head_dim_class(p), kv_mode(p)) not in manifest(a)["by_name"]:
-        return f"variant serve_{variant_name(p.dtype, head_dim_class(p), kv_mode(p))} is not in kernels/co/{a}"
+    name = variant_name(p.dtype, head_dim_class(p), kv_mode(p), is_decode(p, a))
+    if name not in manifest(a)["by_name"]:
+        return f"variant serve_{name} is not in kernels/co/{a} (rebuild: scripts/build_co.sh serve)"
     return None
 
 
 def split_work(problem: Problem, arch: str) -> tuple[int, int]:
     """(parallel programs, KV blocks of the longest sequence) for dispatch's split heuristic."""
-    bm, bn, _, _ = TILES[canonical_arch(arch)][head_dim_class(problem) or 256]
+    bm, bn, _, _ = tile(problem, arch)
     programs = problem.batch * problem.heads_k * -(-problem.seqlen_q * problem.group_size // bm)
     return programs, -(-problem.seqlen_k // bn)
+
+
+def split_occupancy(problem: Problem) -> int:
+    """Programs per compute unit the split heuristic fills: 2 for paged caches (each KV tile waits
+    on a block-table load first: on the H100 twice the splits of one wave ran 1.3x faster at batch
+    1-16 and no slower at 64), 1 otherwise (contiguous decode matched mha_fwd at one wave)."""
+    return 2 if problem.kv_layout == "paged" else 1
 
 
 def plan(problem: Problem, arch: str, compute_units: int, num_splits: int) -> list[LaunchPlan]:
@@ -164,7 +204,7 @@ def plan(problem: Problem, arch: str, compute_units: int, num_splits: int) -> li
     p = problem
     m = manifest(a)
     mode = kv_mode(p)
-    obj = m["by_name"][variant_name(p.dtype, head_dim_class(p), mode)]
+    obj = m["by_name"][variant_name(p.dtype, head_dim_class(p), mode, is_decode(p, a))]
     g = p.group_size
     tiles = -(-p.seqlen_q * g // obj["block_m"])
     splits = min(max(num_splits, 1), MAX_GRID_YZ, max(1, -(-p.seqlen_k // obj["block_n"])))
