@@ -67,3 +67,14 @@ def manifests(root: Path | None = None) -> list[Entry]:
     for p in sorted(root.rglob("*_manifest.json")):
         entries.extend(read_manifest(p))
     return entries
+
+
+def family_manifest(arch: str, family: str) -> dict | None:
+    """``kernels/co/<arch>/<family>_manifest.json`` as written (plus ``by_name``: object name ->
+    entry), or None when that arch has no objects of the family."""
+    p = kernels_dir() / arch / f"{family}_manifest.json"
+    if not p.is_file():
+        return None
+    m = json.loads(p.read_text())
+    m["by_name"] = {o["name"]: o for o in m["objects"]}
+    return m

@@ -896,3 +896,125 @@ def test_vopd_every_half(arch, side):
 
 
 COVERS |= {"v_dual"}
+
+
+# ---- DPP and SDWA --------------------------------------------------------------------------------
+
+def _dpp_src(ctrl: str, L: int) -> tuple[np.ndarray, np.ndarray]:
+    """(source lane, in range) of each lane for a DPP control, from the ISA tables: a row is 16
+    lanes; shifts and rotates to the right read lower lanes (row_shr:1 reads lane - 1)."""
+    lane = np.arange(L)
+    r, base = lane & 15, lane & ~15
+    kind, _, arg = ctrl.partition(":")
+    if kind == "quad_perm":
+        sel = [int(x) for x in arg.strip("[]").split(",")]
+        return (lane & ~3) | np.array(sel)[lane & 3], np.ones(L, bool)
+    n = int(arg, 0) if arg else 0
+    table = {
+        "row_shl": (lane + n, r + n < 16), "row_shr": (lane - n, r - n >= 0),
+        "row_ror": (base | ((r - n) & 15), np.ones(L, bool)),
+        "row_mirror": (base | (15 - r), np.ones(L, bool)), "row_half_mirror": ((lane & ~7) | (7 - (lane & 7)), np.ones(L, bool)),
+        "row_bcast": ((lane >> 4) * 16 - 1, lane >= 16) if n == 15 else (np.full(L, 31), lane >= 32),
+        "wave_shl": (lane + 1, lane + 1 < L), "wave_shr": (lane - 1, lane >= 1),
+        "wave_rol": ((lane + 1) % L, np.ones(L, bool)), "wave_ror": ((lane - 1) % L, np.ones(L, bool)),
+        "row_share": (base | n, np.ones(L, bool)), "row_xmask": (base | (r ^ n), np.ones(L, bool)),
+    }
+    src, ok = table[kind]
+    return np.where(ok, src, 0) % L, ok
+
+
+DPP9 = ["quad_perm:[1,0,3,2]", "quad_perm:[3,3,0,1]", "row_shl:3", "row_shr:5", "row_ror:3", "row_ror:12", "row_mirror",
+        "row_half_mirror", "row_bcast:15", "row_bcast:31", "wave_shl:1", "wave_shr:1", "wave_rol:1", "wave_ror:1"]
+DPP11 = ["quad_perm:[2,3,0,1]", "row_shl:1", "row_shr:15", "row_ror:7", "row_mirror", "row_half_mirror", "row_share:5",
+         "row_xmask:3"]
+
+
+@pytest.mark.parametrize("arch,ctrl", [("gfx942", c) for c in DPP9] + [("gfx1100", c) for c in DPP11]
+                         + [("gfx1200", c) for c in ("row_xmask:9", "row_share:0", "row_ror:1")])
+@pytest.mark.parametrize("bound", [False, True])
+def test_dpp_moves(arch, ctrl, bound):
+    """v_mov_b32_dpp: each lane reads its source lane; an out-of-range source leaves the lane
+    unwritten, or writes 0 with bound_ctrl."""
+    L = 64 if arch == "gfx942" else 32
+    src, ok = _dpp_src(ctrl, L)
+    out = run(arch, f"""
+        v_mov_b32 v10, 7
+        v_mov_b32_dpp v10, v1 {ctrl} row_mask:0xf bank_mask:0xf {'bound_ctrl:1' if bound else ''}
+    """, ["v10"], [(1000 + np.arange(L)).astype(np.uint32)])
+    assert np.array_equal(out["v10"], np.where(ok, 1000 + src, 0 if bound else 7)), ctrl
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_dpp_row_and_bank_masks_and_inactive_sources(arch):
+    """row_mask / bank_mask gate only the destination write; a disabled source lane counts as out of
+    range (0 with bound_ctrl, else no write) unless fi:1 (gfx10+) fetches it anyway."""
+    L = 64 if arch == "gfx942" else 32
+    lane = np.arange(L)
+    exec_half = "s_mov_b32 exec_lo, 0x55555555\ns_mov_b32 exec_hi, 0x55555555" if L == 64 else \
+        "s_mov_b32 exec_lo, 0x55555555"
+    body = f"""
+        v_mov_b32 v10, 7
+        v_mov_b32 v11, 7
+        v_mov_b32 v12, 7
+        v_mov_b32 v13, 7
+        v_mov_b32_dpp v10, v1 quad_perm:[0,1,2,3] row_mask:0x5 bank_mask:0x6
+        {exec_half}
+        v_mov_b32_dpp v11, v1 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf
+        v_mov_b32_dpp v12, v1 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf bound_ctrl:1
+        {'v_mov_b32_dpp v13, v1 quad_perm:[1,0,3,2] row_mask:0xf bank_mask:0xf fi:1' if L == 32 else ''}
+    """
+    out = run(arch, body, ["v10", "v11", "v12", "v13"], [(1000 + lane).astype(np.uint32)])
+    rows_on = ((0x5 >> (lane >> 4)) & 1).astype(bool) & ((0x6 >> ((lane >> 2) & 3)) & 1).astype(bool)
+    assert np.array_equal(out["v10"], np.where(rows_on, 1000 + lane, 7))
+    even = lane % 2 == 0                       # active lanes read their odd (disabled) neighbour
+    assert np.array_equal(out["v11"], np.full(L, 7))
+    assert np.array_equal(out["v12"], np.where(even, 0, 7))
+    if L == 32:
+        assert np.array_equal(out["v13"], np.where(even, 1000 + (lane ^ 1), 7))
+
+
+@pytest.mark.parametrize("arch", ["gfx942", "gfx1100"])
+def test_dpp_on_vop2_and_vop3_applies_to_src0_only(arch):
+    L = 64 if arch == "gfx942" else 32
+    lane = np.arange(L)
+    a, b = (lane * 3 + 1).astype(np.float32), (lane * 0.5).astype(np.float32)
+    vop3 = "v_fma_f32_e64_dpp v11, v1, v2, v2 row_shr:1 row_mask:0xf bank_mask:0xf bound_ctrl:1" if L == 32 else ""
+    out = run(arch, f"""
+        v_mov_b32 v10, 0
+        v_mov_b32 v11, 0
+        v_add_f32_dpp v10, v1, v2 row_shr:1 row_mask:0xf bank_mask:0xf bound_ctrl:1
+        {vop3}
+    """, ["v10", "v11"], [a.view(np.uint32), b.view(np.uint32)])
+    shifted = np.where(lane & 15, a[(lane - 1) % L], 0).astype(np.float32)
+    eq_f32(out["v10"], shifted + b)
+    if L == 32:
+        eq_f32(out["v11"], (shifted.astype(np.float64) * b + b).astype(np.float32))
+
+
+def test_sdwa_selects_and_destination_forms():
+    """gfx9 SDWA: src*_sel picks a byte / word (sext() sign-extends it), dst_sel writes a byte /
+    word with the rest of the register kept (UNUSED_PRESERVE), zeroed (UNUSED_PAD) or
+    sign-extended (UNUSED_SEXT)."""
+    arch = "gfx942"
+    x = rand_u32(arch, 77)
+    y = rand_u32(arch, 78)
+    old = np.uint32(0xDEADBEEF)
+    out = run(arch, """
+        v_mov_b32 v10, 0xdeadbeef
+        v_mov_b32_sdwa v10, v1 dst_sel:WORD_1 dst_unused:UNUSED_PRESERVE src0_sel:BYTE_2
+        v_mov_b32 v11, 0xdeadbeef
+        v_mov_b32_sdwa v11, v1 dst_sel:BYTE_1 dst_unused:UNUSED_PAD src0_sel:WORD_1
+        v_mov_b32_sdwa v12, v1 dst_sel:WORD_0 dst_unused:UNUSED_SEXT src0_sel:WORD_1
+        v_add_u32_sdwa v13, sext(v1), v2 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:BYTE_0 src1_sel:WORD_1
+        v_add_u32_sdwa v14, v1, v2 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:BYTE_3 src1_sel:BYTE_1
+        v_cvt_f32_f16_sdwa v15, v1 dst_sel:DWORD dst_unused:UNUSED_PAD src0_sel:WORD_1
+    """, ["v10", "v11", "v12", "v13", "v14", "v15"], [x, y])
+    b = lambda v, k: (v >> (8 * k)) & 0xFF            # noqa: E731
+    w = lambda v, k: (v >> (16 * k)) & 0xFFFF         # noqa: E731
+    sx = lambda v, bits: (v.astype(np.int64) ^ (1 << (bits - 1))) - (1 << (bits - 1))  # noqa: E731
+    assert np.array_equal(out["v10"], (old & 0xFFFF) | (b(x, 2) << 16))
+    assert np.array_equal(out["v11"], (w(x, 1) & 0xFF) << 8)
+    assert np.array_equal(out["v12"], (sx(w(x, 1), 16) & 0xFFFFFFFF).astype(np.uint32))
+    assert np.array_equal(out["v13"], ((sx(b(x, 0), 8) + w(y, 1)) & 0xFFFFFFFF).astype(np.uint32))
+    assert np.array_equal(out["v14"], b(x, 3) + b(y, 1))
+    eq_f32(out["v15"], w(x, 1).astype(np.uint16).view(np.float16).astype(np.float32))

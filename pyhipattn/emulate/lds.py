@@ -52,13 +52,15 @@ def _lds_write(m, mask, addr, offset, data):
     m.lds[idx[ok]] = data[ok]
 
 
+def _load_operands(inst):
+    """(register file name, first register, address reader, offset) of a DS load."""
+    ops = operands(inst)
+    return v_regs(ops[0]), ops[0].index, raw_reader(ops[1]), mod_int(inst, "offset")
+
+
 def _read(inst, ctx):
     nbytes, ext = _READ[base_name(inst.op)]
-    ops = operands(inst)
-    dst = ops[0]
-    addr = raw_reader(ops[1])
-    offset = mod_int(inst, "offset")
-    regs, i = v_regs(dst), dst.index
+    regs, i, addr, offset = _load_operands(inst)
 
     def run(m):
         mask, _ = m.lanes()
@@ -211,11 +213,7 @@ def _swizzle(inst, ctx):
 @op("ds_read_b64_tr_b16")
 def _read_tr16(inst, ctx):
     """gfx950 transposing LDS load: see ``transpose_b64_b16``."""
-    ops = operands(inst)
-    dst = ops[0]
-    addr = raw_reader(ops[1])
-    offset = mod_int(inst, "offset")
-    regs, i = v_regs(dst), dst.index
+    regs, i, addr, offset = _load_operands(inst)
 
     def run(m):
         mask, _ = m.lanes()

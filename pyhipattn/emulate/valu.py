@@ -383,8 +383,8 @@ def dpp_control(inst, wave: int):
             src, valid = lanes + n, r + n < 16
         elif key == "row_shr":
             src, valid = lanes - n, r - n >= 0
-        else:
-            src = (lanes & ~15) | ((r + n) & 15)
+        else:                                  # rotate right: like row_shr, wrapping within the row
+            src = (lanes & ~15) | ((r - n) & 15)
     elif "row_mirror" in mods:
         src = (lanes & ~15) | (15 - (lanes & 15))
     elif "row_half_mirror" in mods:
@@ -417,10 +417,15 @@ def dpp_control(inst, wave: int):
     bound_zero = mods.get("bound_ctrl") in ("1", "0", True)   # LLVM prints bound_ctrl:1 (old syntax :0) = write 0
     writes = ((row_mask >> (lanes >> 4)) & 1).astype(bool) & ((bank_mask >> ((lanes >> 2) & 3)) & 1).astype(bool)
 
+    fetch_inactive = mods.get("fi") in ("1", True)          # gfx10+: read disabled lanes' registers too
+
+    def source_on(m):
+        return valid if fetch_inactive else m.exec_mask()[:, src] & valid
+
     def perm(m, values):
         v = np.broadcast_to(np.asarray(values, U32), (m.nw, wave))
         out = v[:, src]
-        src_on = m.exec_mask()[:, src] & valid
+        src_on = source_on(m)
         if bound_zero:
             return np.where(src_on, out, U32(0))
         return out
@@ -429,7 +434,7 @@ def dpp_control(inst, wave: int):
         mask, _full = m.lanes()
         mask = mask & writes
         if not bound_zero:
-            mask = mask & (m.exec_mask()[:, src] & valid)
+            mask = mask & source_on(m)
         return mask
     return perm, lane_mask
 
@@ -460,7 +465,7 @@ def vop_parts(inst, ctx, name: str):
     opsel = mod_list(inst, "op_sel", len(stys) + 1)
     sdwa_sel = [inst.mods.get(f"src{k}_sel") for k in range(len(stys))] if enc == "sdwa" else [None] * len(stys)
     dpp = lane_mask = None
-    if enc == "dpp" or "quad_perm" in inst.mods or "row_shr" in inst.mods or "row_shl" in inst.mods:
+    if enc in ("dpp", "e64_dpp") or "quad_perm" in inst.mods or "row_shr" in inst.mods or "row_shl" in inst.mods:
         dpp, lane_mask = dpp_control(inst, ctx.wave)
     readers = [src(o, t, hi=bool(opsel[k]) and t in HALF, sdwa=(sdwa_sel[k] or "DWORD") if enc == "sdwa" else None,
                    dpp=dpp if k == 0 else None)

@@ -26,7 +26,6 @@ by a separate combine launch (the variants the build lists in separate_combine).
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from functools import lru_cache
@@ -35,6 +34,7 @@ from pathlib import Path
 from ..arch import SHIPPED_ARCHES, canonical_arch
 from ..kernargs import StructLayout, layout_from_header
 from ..kernels_dir import kernels_dir
+from ..manifest import family_manifest
 from ..plan import LaunchPlan
 from ..runtime.memory import SPLIT_COUNTERS
 from .base import Problem
@@ -154,12 +154,7 @@ def co_dir() -> Path:
 @lru_cache(maxsize=None)
 def manifest(arch: str) -> dict | None:
     """The build's manifest for ``arch`` (kernels/co/<arch>/portable_manifest.json), or None."""
-    p = co_dir() / arch / "portable_manifest.json"
-    if not p.is_file():
-        return None
-    m = json.loads(p.read_text())
-    m["by_name"] = {o["name"]: o for o in m["objects"]}
-    return m
+    return family_manifest(arch, "portable")
 
 
 # ---------------------------------------------------------------------------------------

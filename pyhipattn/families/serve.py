@@ -19,16 +19,17 @@ measured on the H100 (notes/serving.md).
 
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from pathlib import Path
 
 from ..arch import canonical_arch
 from ..kernargs import StructLayout, layout_from_header
 from ..kernels_dir import kernels_dir
+from ..manifest import family_manifest
 from ..plan import LaunchPlan
 from ..runtime.memory import SPLIT_COUNTERS
 from .base import Problem
+from .portable import head_dim_class
 
 NAME = "serve"
 PRIORITY = 5            # below portable: plain problems never come here
@@ -126,17 +127,8 @@ def _pack(struct_name: str, values: dict, slots) -> tuple[bytes, tuple[tuple[str
 
 @lru_cache(maxsize=None)
 def manifest(arch: str) -> dict | None:
-    p = kernels_dir() / arch / "serve_manifest.json"
-    if not p.is_file():
-        return None
-    m = json.loads(p.read_text())
-    m["by_name"] = {o["name"]: o for o in m["objects"]}
-    return m
-
-
-def head_dim_class(problem: Problem) -> int | None:
-    d = max(problem.head_dim, problem.head_dim_v)
-    return next((c for c in HEAD_DIM_CLASSES if d <= c), None)
+    """The build's manifest for ``arch`` (kernels/co/<arch>/serve_manifest.json), or None."""
+    return family_manifest(arch, "serve")
 
 
 def kv_mode(problem: Problem) -> int:

@@ -230,6 +230,35 @@ def sass_of(image: bytes) -> str:
         return subprocess.run([tool, "-sass", f.name], capture_output=True, text=True).stdout
 
 
+def write_objects(out: Path, family: str, by_arch: dict[str, list], describe, manifest_head) -> int:
+    """Replace ``<out>/<arch>/<family>_*`` with the built objects and their manifest; bytes written.
+    ``describe(r, fname)`` is an object's manifest entry, ``manifest_head(arch)`` the manifest's
+    fields before ``objects`` (both family-specific)."""
+    total = 0
+    for arch, rs in by_arch.items():
+        d = out / arch
+        d.mkdir(parents=True, exist_ok=True)
+        for old in d.glob(f"{family}_*"):
+            old.unlink()
+        ext = "cubin" if arch.startswith("sm_") else "co"
+        objects = []
+        for r in rs:
+            fname = f"{family}_{r['variant']['name']}.{ext}"
+            (d / fname).write_bytes(r["binary"])
+            total += len(r["binary"])
+            objects.append(describe(r, fname))
+        manifest = dict(manifest_head(arch), objects=objects)
+        (d / f"{family}_manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    return total
+
+
+def object_tail(r: dict, layout) -> dict:
+    """The manifest fields every AOT-built object ends with: kernarg layout, signature, size, hash."""
+    return dict(args=[dict(name=f.name, kind=f.kind, offset=f.offset, size=f.size) for f in layout.fields],
+                triton_signature=[f"{n}:{t}" for n, t in r["signature"].items() if t != "constexpr"],
+                bytes=len(r["binary"]), sha256=hashlib.sha256(r["binary"]).hexdigest())
+
+
 def main() -> int:
     from pyhipattn.families import portable as fam
 
@@ -268,35 +297,20 @@ def main() -> int:
         print("\n".join(failures), file=sys.stderr)
         return 1
 
-    total = 0
-    for arch, rs in by_arch.items():
-        d = a.out / arch
-        d.mkdir(parents=True, exist_ok=True)
-        for old in d.glob("portable_*"):
-            old.unlink()
-        ext = "cubin" if arch.startswith("sm_") else "co"
-        objects = []
-        for r in rs:
-            v = r["variant"]
-            fname = f"portable_{v['name']}.{ext}"
-            (d / fname).write_bytes(r["binary"])
-            total += len(r["binary"])
-            objects.append(dict(
-                name=v["name"], file=fname, kernel=r["kernel"], role=v["role"], dtype=v["dtype"], kind=v["kind"],
-                head_dim_class=v["head_dim_class"], varlen=v["varlen"], masked=v["masked"],
-                block_m=v["block_m"], block_n=v["block_n"], num_warps=v["num_warps"], num_stages=v["num_stages"],
-                options=source_options(arch, v["head_dim_class"], v["kind"]) if v["role"] == "fwd" else {},
-                shared=r["shared"], threads=r["num_warps"] * r["warp_size"],
-                global_scratch_size=r["global_scratch_size"], profile_scratch_size=r["profile_scratch_size"],
-                struct=r["struct"],
-                args=[dict(name=f.name, kind=f.kind, offset=f.offset, size=f.size) for f in fam.layout(r["struct"]).fields],
-                triton_signature=[f"{n}:{t}" for n, t in r["signature"].items() if t != "constexpr"],
-                bytes=len(r["binary"]), sha256=hashlib.sha256(r["binary"]).hexdigest(),
-            ))
-        manifest = dict(family="portable", arch=arch, target=list(TARGETS[arch]), triton=triton.__version__,
-                        source="kernels/src/portable/attn_fwd.py", header="kernels/src/portable/portable_args.h",
-                        objects=objects)
-        (d / "portable_manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    def describe(r: dict, fname: str) -> dict:
+        v = r["variant"]
+        return dict(
+            name=v["name"], file=fname, kernel=r["kernel"], role=v["role"], dtype=v["dtype"], kind=v["kind"],
+            head_dim_class=v["head_dim_class"], varlen=v["varlen"], masked=v["masked"],
+            block_m=v["block_m"], block_n=v["block_n"], num_warps=v["num_warps"], num_stages=v["num_stages"],
+            options=source_options(r["arch"], v["head_dim_class"], v["kind"]) if v["role"] == "fwd" else {},
+            shared=r["shared"], threads=r["num_warps"] * r["warp_size"],
+            global_scratch_size=r["global_scratch_size"], profile_scratch_size=r["profile_scratch_size"],
+            struct=r["struct"], **object_tail(r, fam.layout(r["struct"])))
+
+    total = write_objects(a.out, "portable", by_arch, describe, lambda arch: dict(
+        family="portable", arch=arch, target=list(TARGETS[arch]), triton=triton.__version__,
+        source="kernels/src/portable/attn_fwd.py", header="kernels/src/portable/portable_args.h"))
     slow = max(results, key=lambda r: r["seconds"])
     print(f"portable: wrote {len(results)} objects, {total / 1e6:.1f} MB, in {time.time() - t0:.0f} s "
           f"(slowest {slow['arch']} {slow['variant']['name']} {slow['seconds']:.0f} s)")

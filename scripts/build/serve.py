@@ -13,9 +13,7 @@ layout, no scratch, no spills, shared memory within the arch's limit, matrix ins
 from __future__ import annotations
 
 import argparse
-import hashlib
 import importlib.util
-import json
 import os
 import shutil
 import sys
@@ -189,31 +187,18 @@ def main() -> int:
     if failures:
         print("\n".join(failures), file=sys.stderr)
         return 1
-    total = 0
-    for arch, rs in by_arch.items():
-        d = a.out / arch
-        d.mkdir(parents=True, exist_ok=True)
-        for old in d.glob("serve_*"):
-            old.unlink()
-        ext = "cubin" if arch.startswith("sm_") else "co"
-        objects = []
-        for r in rs:
-            v = r["variant"]
-            fname = f"serve_{v['name']}.{ext}"
-            (d / fname).write_bytes(r["binary"])
-            total += len(r["binary"])
-            objects.append(dict(
-                name=v["name"], file=fname, kernel=r["kernel"], role=v["role"], dtype=v["dtype"],
-                kv_mode=v["kv_mode"], head_dim_class=v["head_dim_class"], block_m=v["block_m"],
-                block_n=v["block_n"], num_warps=v["num_warps"], num_stages=v["num_stages"], options=r["options"],
-                shared=r["shared"], threads=r["num_warps"] * r["warp_size"], struct=r["struct"],
-                args=[dict(name=f.name, kind=f.kind, offset=f.offset, size=f.size) for f in fam.layout(r["struct"]).fields],
-                triton_signature=[f"{n}:{t}" for n, t in r["signature"].items() if t != "constexpr"],
-                bytes=len(r["binary"]), sha256=hashlib.sha256(r["binary"]).hexdigest()))
-        manifest = dict(family="serve", arch=arch, target=list(TARGETS[arch]), triton=triton.__version__,
-                        source="kernels/src/portable/attn_serve.py", header="kernels/src/portable/serve_args.h",
-                        objects=objects)
-        (d / "serve_manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    def describe(r: dict, fname: str) -> dict:
+        v = r["variant"]
+        return dict(
+            name=v["name"], file=fname, kernel=r["kernel"], role=v["role"], dtype=v["dtype"],
+            kv_mode=v["kv_mode"], head_dim_class=v["head_dim_class"], block_m=v["block_m"],
+            block_n=v["block_n"], num_warps=v["num_warps"], num_stages=v["num_stages"], options=r["options"],
+            shared=r["shared"], threads=r["num_warps"] * r["warp_size"], struct=r["struct"],
+            **common.object_tail(r, fam.layout(r["struct"])))
+
+    total = common.write_objects(a.out, "serve", by_arch, describe, lambda arch: dict(
+        family="serve", arch=arch, target=list(TARGETS[arch]), triton=triton.__version__,
+        source="kernels/src/portable/attn_serve.py", header="kernels/src/portable/serve_args.h"))
     print(f"serve: wrote {len(results)} objects, {total / 1e6:.1f} MB, in {time.time() - t0:.0f} s")
     return 0
 
