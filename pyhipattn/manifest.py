@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from .kernels_dir import kernels_dir
+from .kernels_dir import header, kernels_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -37,7 +37,9 @@ def _path(p: str | None) -> Path | None:
     if not p:
         return None
     path = Path(p)
-    return path if path.is_absolute() else ROOT / path
+    if path.is_absolute():
+        return path
+    return header(p) if p.startswith("kernels/src/") else ROOT / path
 
 
 def read_manifest(path: Path) -> list[Entry]:

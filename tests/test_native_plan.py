@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from pyhipattn.kernels_dir import kernels_dir
+
 from pyhipattn.dispatch import resolve_splits
 from pyhipattn.families import native_splitk, wmma
 from pyhipattn.families.base import Problem
@@ -120,7 +122,8 @@ def test_plans_over_a_sweep(arch):
         g = min(splits, 16, math.ceil(sk / bn))
         assert fwd.grid == (b * hk, math.ceil(rows / bm), g)
         assert fwd.block == (entry["threads"], 1, 1) and fwd.shared_mem == 0
-        assert fwd.code_object == f"{arch}/native_fwd.{'cubin' if arch.startswith('sm') else 'co'}"
+        # absolute, so that pyhipattn.load(plan.code_object) works from any directory (issue 10)
+        assert fwd.code_object == str(kernels_dir() / arch / f"native_fwd.{'cubin' if arch.startswith('sm') else 'co'}")
         assert dict(fwd.pointer_slots).keys() == {"q", "k", "v", "out", "lse", "workspace"}
         f = fields(fwd, "native_fwd_args")
         assert (f["batch"], f["seqlen_q"], f["seqlen_k"], f["heads_q"], f["heads_k"], f["num_splits"]) == (b, sq, sk, hq, hk, g)
@@ -182,3 +185,16 @@ def test_split_work_feeds_the_dispatch_heuristic():
 
 def test_empty_query_plans_nothing():
     assert native_splitk.plan(problem(sq=0), "gfx942", 304, 1) == []
+
+
+def test_every_family_names_an_absolute_object_that_loads_from_anywhere(tmp_path, monkeypatch):
+    """LaunchPlan.code_object was relative for native/WMMA plans, so pyhipattn.load(plan.code_object)
+    failed outside the checkout (issue 10)."""
+    import pyhipattn
+
+    monkeypatch.chdir(tmp_path)
+    for arch in ("gfx942", "gfx1100", "gfx1200", "sm_90a"):
+        for sq, sk in ((1024, 1024), (1, 8192)):
+            for p in pyhipattn.plan_mha_fwd((2, sq, 32, 128), (2, sk, 8, 128), (2, sk, 8, 128), arch=arch):
+                assert Path(p.code_object).is_absolute(), p.code_object
+                assert p.kernel in pyhipattn.load(p.code_object).kernel_names

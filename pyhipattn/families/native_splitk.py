@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
-from pathlib import Path
 
 from ..arch import arch_info, canonical_arch
+from ..kernels_dir import header, kernels_dir
 from ..plan import LaunchPlan
 from .base import Problem
 
@@ -48,7 +48,7 @@ DECODE_ROWS = 32
 COMBINE_THREADS = 256
 _GRID_Y_MAX = 65535
 
-_HEADER = Path(__file__).resolve().parents[2] / "kernels" / "src" / "native" / "native_args.h"
+_HEADER = header("native/native_args.h")
 _POINTERS = ("q", "k", "v", "out", "lse", "workspace")
 
 
@@ -174,7 +174,7 @@ def plan_native(problem: Problem, arch: str, num_splits: int, accepted: tuple[st
     ws = workspace_bytes(problem, splits)
     m_tiles = math.ceil(problem.seqlen_q * problem.group_size / bm)
     plans = [LaunchPlan(
-        code_object=f"{arch}/native_fwd.{ext}",
+        code_object=str(kernels_dir() / arch / f"native_fwd.{ext}"),
         kernel=producer_name(problem, bm, bn),
         grid=(problem.batch * problem.heads_k, m_tiles, splits),
         block=(threads(arch), 1, 1),
@@ -192,7 +192,7 @@ def plan_native(problem: Problem, arch: str, num_splits: int, accepted: tuple[st
                        o_head_stride=problem.o_strides[2])
         elements = problem.batch * problem.heads_q * problem.seqlen_q * problem.head_dim_v
         plans.append(LaunchPlan(
-            code_object=f"{arch}/native_combine.{ext}",
+            code_object=str(kernels_dir() / arch / f"native_combine.{ext}"),
             kernel=f"native_combine_{problem.dtype}",
             grid=(math.ceil(elements / COMBINE_THREADS), 1, 1),
             block=(COMBINE_THREADS, 1, 1),

@@ -33,7 +33,7 @@ from pathlib import Path
 
 from ..arch import SHIPPED_ARCHES, canonical_arch
 from ..kernargs import StructLayout, layout_from_header
-from ..kernels_dir import kernels_dir
+from ..kernels_dir import header, kernels_dir
 from ..manifest import family_manifest
 from ..plan import LaunchPlan
 from ..runtime.memory import SPLIT_COUNTERS
@@ -42,8 +42,7 @@ from .base import Problem
 NAME = "portable"
 PRIORITY = 10          # the fallback: any specialised family that accepts a problem wins
 
-ROOT = Path(__file__).resolve().parents[2]
-HEADER = ROOT / "kernels" / "src" / "portable" / "portable_args.h"
+HEADER = header("portable/portable_args.h")
 DTYPES = ("bf16", "fp16")
 HEAD_DIM_CLASSES = (64, 128, 256)
 DECODE_ROWS = 16       # sq * group at or below this takes the decode tile

@@ -20,11 +20,10 @@ measured on the H100 (notes/serving.md).
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 
 from ..arch import canonical_arch
 from ..kernargs import StructLayout, layout_from_header
-from ..kernels_dir import kernels_dir
+from ..kernels_dir import header, kernels_dir
 from ..manifest import family_manifest
 from ..plan import LaunchPlan
 from ..runtime.memory import SPLIT_COUNTERS
@@ -34,8 +33,7 @@ from .portable import head_dim_class
 NAME = "serve"
 PRIORITY = 5            # below portable: plain problems never come here
 SERVING = True          # dispatch sends KV-cache / sink / ALiBi problems only to SERVING families
-ROOT = Path(__file__).resolve().parents[2]
-HEADER = ROOT / "kernels" / "src" / "portable" / "serve_args.h"
+HEADER = header("portable/serve_args.h")
 DTYPES = ("bf16", "fp16")
 HEAD_DIM_CLASSES = (64, 128, 256)
 KV_MODES = {"dense": 0, "cache": 0, "paged": 1, "varlen": 2}
