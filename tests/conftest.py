@@ -48,3 +48,15 @@ def aiter_hsa_dir(tmp_path_factory) -> Path:
     with zipfile.ZipFile(aiter_wheel()) as z:
         z.extractall(root, [n for n in z.namelist() if n.startswith("aiter_meta/hsa/") and "/fmha_v3_fwd/" in n])
     return root / "aiter_meta" / "hsa"
+
+
+def pytest_report_header(config):
+    """Which pyhipattn the run tests (a checkout or an installed wheel) and where its kernels are."""
+    import pyhipattn
+    from pyhipattn.kernels_dir import kernels_dir
+
+    try:
+        co = kernels_dir()
+    except FileNotFoundError as e:
+        co = f"none ({e})"
+    return f"pyhipattn {getattr(pyhipattn, '__version__', '?')} from {Path(pyhipattn.__file__).parent}; kernels {co}"
