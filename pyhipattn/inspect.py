@@ -238,12 +238,21 @@ def main_inspect(argv: list[str] | None = None) -> int:
         isa = sum(1 for _ in iter_code_object_files(args.paths)) <= ISA_AUTO_FILES
     records, errors = inspect_records(args.paths, resources=True, isa=isa)
     if not isa:
+        why = "--no-isa" if args.isa is False else f"more than {ISA_AUTO_FILES} files; pass --isa"
         for r in records:
-            r["isa_note"] = f"not disassembled (more than {ISA_AUTO_FILES} files; pass --isa)"
+            r["isa_note"] = f"not disassembled ({why})"
     if args.json:
         print(_json.dumps(records, indent=1))
     else:
+        # a missing or too old disassembler is said once, not once per kernel
+        tool_notes = list(dict.fromkeys(r["isa_note"] for r in records
+                                        if (r.get("isa_note") or "").startswith("not disassembled: ")))
+        for r in records:
+            if r.get("isa_note") in tool_notes:
+                r["isa_note"] = "not disassembled (see the note at the end)"
         print("\n\n".join(_table(r) for r in records) or "no code objects found")
+        for n in tool_notes:
+            print(f"\nnote: {n}")
     for e in errors:
         print(f"error: {e}", file=sys.stderr)
     return 1 if errors else 0

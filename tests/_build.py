@@ -55,7 +55,12 @@ class Built:
 
 def run(cmd: Sequence[str], **kw) -> subprocess.CompletedProcess:
     """Run a tool; a non-zero exit raises AssertionError with the command and its stderr."""
-    proc = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, **kw)
+    from pyhipattn.codeobj.isa import find_tool
+
+    tool = str(cmd[0])
+    if "/" not in tool:              # the path the probe found (nvcc under $CUDA_HOME/bin need not be on PATH)
+        tool = find_tool((tool,)) or tool
+    proc = subprocess.run([tool, *map(str, cmd[1:])], capture_output=True, text=True, **kw)
     if proc.returncode != 0:
         raise AssertionError(f"{' '.join(map(str, cmd))} failed ({proc.returncode}):\n{proc.stderr[-4000:]}")
     return proc

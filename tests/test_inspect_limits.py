@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
+from _tools import require_amd_disassembler
 
 from pyhipattn import codeobj
 from pyhipattn.check import static_check
@@ -33,8 +34,8 @@ def native_fwd(arch: str) -> Path:
 
 
 @pytest.fixture
-def objdump(require_tool):
-    return require_tool("llvm-objdump-22", "llvm-objdump")
+def objdump():
+    return require_amd_disassembler("gfx950")
 
 
 @pytest.mark.parametrize("arch", list(AMD))
@@ -88,8 +89,16 @@ def test_missing_disassembler_is_said_not_raised(monkeypatch, capsys):
     monkeypatch.setattr(isa, "find_tool", lambda names: None)
     assert main_inspect([str(native_fwd("gfx942"))]) == 0
     out = capsys.readouterr().out
-    assert "matrix      not disassembled: " in out and "llvm-objdump-22" in out
+    assert "matrix      not disassembled (see the note at the end)" in out
+    assert out.count("note: not disassembled: ") == 1 and "llvm-objdump-22" in out     # once, not per kernel
     assert "limits      VGPR" in out
+
+
+def test_no_isa_says_so(capsys):
+    """--no-isa on one file gave the many-files reason."""
+    assert main_inspect(["--no-isa", str(native_fwd("gfx942"))]) == 0
+    out = capsys.readouterr().out
+    assert "not disassembled (--no-isa)" in out and "more than" not in out
 
 
 def test_python_json_records_keep_their_keys_unless_resources_are_asked():

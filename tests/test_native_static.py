@@ -18,6 +18,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from _tools import require_amd_disassembler
 
 from pyhipattn.arch import arch_info
 from pyhipattn.families import native_splitk
@@ -93,9 +94,7 @@ def test_amd_resources_fit(arch, name):
 
 @pytest.mark.parametrize("arch,name", _objects(AMD, "co"))
 def test_amd_kernels_use_matrix_instructions(arch, name):
-    objdump = shutil.which("llvm-objdump-22") or shutil.which("llvm-objdump")
-    if not objdump:
-        pytest.skip("llvm-objdump-22 not installed")
+    objdump = require_amd_disassembler(arch)
     text = subprocess.run([objdump, "-d", f"--mcpu={arch}", str(_path(arch, name))], check=True,
                           capture_output=True, text=True).stdout
     per_kernel = re.split(r"\n(?=[0-9a-f]+ <native_)", text)

@@ -19,12 +19,59 @@ from ..errors import PyhipattnError
 from . import Source, read, read_for_arch
 from .model import CodeObject
 
-AMD_TOOLS = ("llvm-objdump-22", "llvm-objdump")
+AMD_TOOLS = ("llvm-objdump-22", "llvm-objdump-21", "llvm-objdump-20", "llvm-objdump-19", "llvm-objdump-18",
+             "llvm-objdump-17", "llvm-objdump")
 NVIDIA_TOOLS = ("cuobjdump", "nvdisasm")
+#: the first LLVM release whose AMDGPU backend knows each target family (older ones print
+#: warnings or crash dumps instead of instructions)
+LLVM_FOR_ARCH = (("gfx950", 20), ("gfx12", 18), ("gfx942", 17), ("gfx11", 16))
+DEFAULT_MIN_LLVM = 20
+_LLVM_MAJOR = re.compile(r"LLVM version (\d+)")
+_versions: dict[str, int | None] = {}
 
 
 class ToolNotFoundError(PyhipattnError, RuntimeError):
-    """A disassembler the request needs is not installed."""
+    """A disassembler the request needs is not installed (or too old for the target)."""
+
+
+def llvm_needed(arch: str) -> int:
+    """The oldest LLVM major version whose disassembler knows ``arch``."""
+    return next((v for prefix, v in LLVM_FOR_ARCH if arch.startswith(prefix)), DEFAULT_MIN_LLVM)
+
+
+def llvm_major(path: str) -> int | None:
+    """``path --version``'s LLVM major version (cached per path), None if it prints none."""
+    if path not in _versions:
+        try:
+            out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30).stdout
+        except (OSError, subprocess.SubprocessError):
+            out = ""
+        m = _LLVM_MAJOR.search(out)
+        _versions[path] = int(m.group(1)) if m else None
+    return _versions[path]
+
+
+def amd_disassembler(arch: str | None = None, min_major: int | None = None) -> str:
+    """Path of an llvm-objdump whose LLVM knows ``arch`` (or is at least ``min_major``); else
+    ToolNotFoundError saying what was found and what to install."""
+    need = max(min_major or 0, llvm_needed(arch) if arch else 0) or DEFAULT_MIN_LLVM
+    found = []
+    seen = set()
+    for name in AMD_TOOLS:
+        path = find_tool((name,))
+        if path is None or path in seen:
+            continue
+        seen.add(path)
+        major = llvm_major(path)
+        if major is not None and major >= need:
+            return path
+        found.append(f"{path} is LLVM {major if major is not None else '(unknown version)'}")
+    what = f"{arch} (needs LLVM >= {need})" if arch else f"LLVM >= {need}"
+    if not found:
+        raise ToolNotFoundError(f"disassembling {arch + ' code' if arch else 'AMD code'} needs llvm-objdump "
+                                f"(LLVM >= {need}), which is not installed: apt-get install llvm-22 (or put "
+                                "llvm-objdump-22 on PATH)")
+    raise ToolNotFoundError(f"not checked: {'; '.join(found)}, which does not know {what}: apt-get install llvm-22")
 
 
 def find_tool(names: tuple[str, ...]) -> str | None:
@@ -56,13 +103,13 @@ def mnemonics(src: Source, arch: str | None = None) -> dict[str, Counter[str]]:
 
 def mnemonics_of(co: CodeObject) -> dict[str, Counter[str]]:
     """Disassemble one code object and count mnemonics per kernel."""
-    tools = AMD_TOOLS if co.platform == "amd" else NVIDIA_TOOLS
-    tool = find_tool(tools)
-    if tool is None:
-        raise ToolNotFoundError(
-            f"disassembling {co.source} needs one of {', '.join(tools)}; none is on PATH"
-            + (" (install llvm-22)" if co.platform == "amd" else " (install the CUDA toolkit or triton)")
-        )
+    if co.platform == "amd":
+        tool = amd_disassembler(co.arch)
+    else:
+        tool = find_tool(NVIDIA_TOOLS)
+        if tool is None:
+            raise ToolNotFoundError(f"disassembling {co.source} needs one of {', '.join(NVIDIA_TOOLS)}; none is on "
+                                    "PATH (install the CUDA toolkit or triton)")
     with tempfile.NamedTemporaryFile(suffix=".co" if co.platform == "amd" else ".cubin") as f:
         f.write(co.image)
         f.flush()

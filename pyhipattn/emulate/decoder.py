@@ -23,11 +23,10 @@ import tempfile
 import threading
 from dataclasses import dataclass, field
 
-from ..codeobj.isa import AMD_TOOLS, ToolNotFoundError, find_tool
+from ..codeobj.isa import ToolNotFoundError, amd_disassembler
 from .errors import EmulatorError
 
 _LINE = re.compile(r"^\s+(?P<text>\S.*?)\s*//\s*(?P<addr>[0-9A-Fa-f]+):(?P<hex>(?:\s+[0-9A-Fa-f]{8})+)")
-_LLVM_MAJOR = re.compile(r"LLVM version (\d+)")
 MIN_LLVM = 20   # gfx950 and gfx12 need a recent LLVM; older versions misdecode them
 
 
@@ -189,15 +188,10 @@ def disassembler() -> str:
     ToolNotFoundError naming what to install."""
     if _tool:
         return _tool[0]
-    path = find_tool(AMD_TOOLS)
-    if path is None:
-        raise ToolNotFoundError("the AMD emulator decodes with llvm-objdump (LLVM >= 20), which is not "
-                                "installed: apt-get install llvm-22 (or put llvm-objdump-22 on PATH)")
-    proc = subprocess.run([path, "--version"], capture_output=True, text=True)
-    m = _LLVM_MAJOR.search(proc.stdout)
-    if not m or int(m.group(1)) < MIN_LLVM:
-        raise ToolNotFoundError(f"{path} is LLVM {m.group(1) if m else '?'}, which does not know gfx950 / gfx12; "
-                                f"the AMD emulator needs LLVM >= {MIN_LLVM}: apt-get install llvm-22")
+    try:
+        path = amd_disassembler(min_major=MIN_LLVM)
+    except ToolNotFoundError as e:
+        raise ToolNotFoundError(f"the AMD emulator decodes with llvm-objdump (LLVM >= {MIN_LLVM}): {e}") from None
     _tool.append(path)
     return path
 
