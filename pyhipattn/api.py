@@ -122,17 +122,32 @@ def plan_mha_fwd(q_shape, k_shape, v_shape, *, dtype: str = "bf16", arch: str, c
     """
     kw = dict(softmax_scale=softmax_scale, causal=causal, window_size=window_size, softcap=softcap,
               return_lse=return_lse, num_splits=num_splits)
-    # unusual head dims run zero-padded to multiples of 8 (pyhipattn/padding.py)
-    d, dv = q_shape[-1], v_shape[-1]
+    dtype = validate.plan_dtype(dtype)
+    compute_units = validate.plan_compute_units(compute_units)
+    rank, layout = (4, "(batch, seqlen, heads, head_dim)") if cu_seqlens_len is None else \
+        (3, "(total_tokens, heads, head_dim)")
+    mins = (0, 0, 1, 1) if rank == 4 else (0, 1, 1)        # empty batches / sequences plan empty launches
+    q_shape, k_shape, v_shape = (validate.plan_shape(n, s, rank, layout, min_extent=mins)
+                                 for n, s in (("q_shape", q_shape), ("k_shape", k_shape), ("v_shape", v_shape)))
+    d, dk, dv = q_shape[-1], k_shape[-1], v_shape[-1]
+    if d != dk:
+        raise ValueError(f"q has head dim {d} and k {dk}; they must match")
+    validate._check_head_dims(d, dv)             # on the dims given, before any padding
     if softmax_scale is None:
         kw["softmax_scale"] = validate.normalize_scale(None, d)
+    # unusual head dims run zero-padded to multiples of 8 (pyhipattn/padding.py)
     pad = lambda s, n: tuple(s[:-1]) + (padding.padded(n),)  # noqa: E731
-    q, k, v = (validate.ShapeView(s, dtype) for s in (pad(q_shape, d), pad(k_shape, d), pad(v_shape, dv)))
+    q, k, v = (validate.ShapeView(s, dtype) for s in (pad(q_shape, d), pad(k_shape, dk), pad(v_shape, dv)))
     if cu_seqlens_len is None:
         problem = validate.batch_problem(q, k, v, **kw)
     else:
-        cu = validate.ShapeView((cu_seqlens_len,), "int32")
-        problem = validate.varlen_problem(q, k, v, cu, cu, int(max_seqlen_q or 0), int(max_seqlen_k or 0), **kw)
+        cu_len = validate.plan_int("cu_seqlens_len", cu_seqlens_len, 1, "batch + 1")
+        for name, x in (("max_seqlen_q", max_seqlen_q), ("max_seqlen_k", max_seqlen_k)):
+            if x is None:
+                raise ValueError(f"{name} is None; planning varlen (cu_seqlens_len given) needs the longest sequence")
+            validate.plan_int(name, x, 0, "the longest sequence")
+        cu = validate.ShapeView((cu_len,), "int32")
+        problem = validate.varlen_problem(q, k, v, cu, cu, int(max_seqlen_q), int(max_seqlen_k), **kw)
     serving = {"sinks": validate.ShapeView((q_shape[-2],), "fp32") if sinks else None,
                "alibi": None if alibi_slopes_shape is None else validate.ShapeView(alibi_slopes_shape, "fp32")}
     problem = validate.with_serving(problem, serving)

@@ -233,6 +233,17 @@ def plan_mha_fwd_kvcache(q_shape, k_cache_shape, v_cache_shape, *, arch: str, dt
     the caches paged; ``seqlen_new`` > 0 appends that many tokens."""
     from .arch import arch_info, canonical_arch
 
+    dtype = validate.plan_dtype(dtype)
+    compute_units = validate.plan_compute_units(compute_units)
+    q_shape = validate.plan_shape("q_shape", q_shape, 4, "(batch, seqlen_q, heads, head_dim)", min_extent=(0, 0, 1, 1))
+    cache = "(num_blocks, block_size, heads_k, head_dim)" if block_table_shape is not None else \
+        "(batch, seqlen_cache, heads_k, head_dim)"
+    k_cache_shape = validate.plan_shape("k_cache_shape", k_cache_shape, 4, cache, min_extent=(0, 0, 1, 1))
+    v_cache_shape = validate.plan_shape("v_cache_shape", v_cache_shape, 4, cache, min_extent=(0, 0, 1, 1))
+    if block_table_shape is not None:
+        block_table_shape = validate.plan_shape("block_table_shape", block_table_shape, 2, "(batch, max_blocks)",
+                                                min_extent=0)
+    seqlen_new = validate.plan_int("seqlen_new", seqlen_new, 0, "tokens appended; 0 for none")
     shape = validate.ShapeView
     views = {"q": shape(q_shape, dtype), "k_cache": shape(k_cache_shape, dtype), "v_cache": shape(v_cache_shape, dtype)}
     b, hk = q_shape[0], k_cache_shape[2]

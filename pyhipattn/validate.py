@@ -286,6 +286,64 @@ def _host_ints(obj, name: str, stream) -> list[int]:
     return list(struct.unpack(f"<{n}i", raw))
 
 
+#: dtype spellings users type, as pyhipattn names them
+DTYPE_ALIASES = {"bf16": "bf16", "bfloat16": "bf16", "fp16": "fp16", "float16": "fp16", "half": "fp16", "f16": "fp16"}
+
+
+def plan_dtype(dtype) -> str:
+    """``"bf16"`` / ``"fp16"`` from the spellings users type: those names, ``"bfloat16"``,
+    ``"float16"``, numpy / ml_dtypes dtypes, torch dtypes; TypeError otherwise."""
+    text = str(dtype).lower().removeprefix("torch.")
+    if "'" in text:                                  # <class 'numpy.float16'>
+        text = text.split("'")[1].rsplit(".", 1)[-1]
+    if text not in DTYPE_ALIASES:
+        try:                                         # np.dtype("float16"), ml_dtypes.bfloat16, ...
+            import numpy as np
+
+            text = np.dtype(dtype).name
+        except TypeError:
+            pass
+    if text not in DTYPE_ALIASES:
+        raise TypeError(f"dtype is {dtype!r}; accepted: bf16, fp16 (or bfloat16, float16, numpy / torch dtypes)")
+    return DTYPE_ALIASES[text]
+
+
+def plan_shape(name: str, shape, rank: int, layout: str, min_extent=1) -> tuple[int, ...]:
+    """A planning shape: a sequence of ``rank`` ints (bools and floats refused), each at least
+    ``min_extent`` (an int, or a per-axis tuple); ValueError / TypeError naming ``name``."""
+    try:
+        dims = tuple(shape)
+    except TypeError:
+        raise TypeError(f"{name} is {shape!r}; accepted: a shape tuple {layout}") from None
+    if len(dims) != rank:
+        raise ValueError(f"{name} is {dims}; accepted: {rank} dimensions {layout}")
+    out = []
+    mins = min_extent if isinstance(min_extent, tuple) else (min_extent,) * rank
+    for i, x in enumerate(dims):
+        if isinstance(x, bool) or not hasattr(x, "__index__"):
+            raise TypeError(f"{name} is {dims}; dimension {i} ({x!r}) is not an int")
+        x = int(x.__index__())
+        if x < mins[i]:
+            raise ValueError(f"{name} is {dims}; dimension {i} is {x}, accepted: >= {mins[i]} {layout}")
+        out.append(x)
+    return tuple(out)
+
+
+def plan_int(name: str, x, minimum: int, what: str) -> int:
+    """One planning integer (bools and floats refused) of at least ``minimum``."""
+    if isinstance(x, bool) or not hasattr(x, "__index__") or int(x.__index__()) < minimum:
+        raise ValueError(f"{name} is {x!r}; accepted: an int >= {minimum} ({what})")
+    return int(x.__index__())
+
+
+def plan_compute_units(compute_units) -> int | None:
+    if compute_units is None:
+        return None
+    if isinstance(compute_units, bool) or not hasattr(compute_units, "__index__") or int(compute_units) < 1:
+        raise ValueError(f"compute_units is {compute_units!r}; accepted: None (the arch's part) or an int >= 1")
+    return int(compute_units)
+
+
 class ShapeView:
     """Shape, dtype and compact strides of an array that does not exist (planning without a GPU)."""
 
