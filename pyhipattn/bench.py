@@ -632,7 +632,10 @@ def run_bench(args) -> int:
     shapes = parse_shapes(getattr(args, "shapes", "default"))
     requested = parse_peers(getattr(args, "peers", ",".join(PEERS)))
     dtype = getattr(args, "dtype", "bf16")
-    import torch
+    try:
+        import torch
+    except ImportError:
+        raise RuntimeError("bench needs PyTorch (pip install torch) and a GPU it can see") from None
 
     if not torch.cuda.is_available():
         raise RuntimeError("bench needs a CUDA/ROCm GPU visible to torch; on this machine only "

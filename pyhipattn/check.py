@@ -38,7 +38,7 @@ def _files(paths: list[str]) -> list[Path]:
         elif p.exists():
             out.append(p)
         else:
-            raise FileNotFoundError(f"check: {p} does not exist")
+            raise FileNotFoundError(f"{p} does not exist")
     return out
 
 
@@ -131,6 +131,9 @@ def run_check(args) -> int:
     from .kernels_dir import kernels_dir
 
     paths = args.paths or [str(kernels_dir())]
+    if not _files(paths):
+        raise FileNotFoundError(f"no code objects (.co, .hsaco, .cubin) under {' '.join(paths)}")
+    print(f"checking {len(_files(paths))} code objects under {' '.join(paths)} ...", file=sys.stderr, flush=True)
     rows, problems = static_check(paths)
     numeric = emulated = None
     if getattr(args, "emulate", False):

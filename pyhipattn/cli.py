@@ -1,4 +1,4 @@
-"""The ``pyhipattn`` command: info | inspect | check | bench | bench-kvcache.
+"""The pyhipattn command: info | inspect | check | bench | bench-kvcache.
 
 Kernel developers use it to look at a new ``.co`` / ``.cubin`` build (inspect), check it
 statically and numerically (check), and time it against the peers on the GPU at hand (bench).
@@ -40,7 +40,12 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="pyhipattn", description=__doc__.splitlines()[0])
+    from . import __version__
+
+    p = argparse.ArgumentParser(prog="pyhipattn", description=__doc__.splitlines()[0],
+                                epilog="exit status: 0 ok, 1 findings (check failures, files that could not be read), "
+                                       "2 usage or environment error (bad arguments, missing paths or tools)")
+    p.add_argument("--version", action="version", version=f"pyhipattn {__version__}")
     sub = p.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("info", help="platform, devices, arches and code objects found")
     s.add_argument("--json", action="store_true")
@@ -79,7 +84,12 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.fn(args)
-    except (ValueError, RuntimeError, OSError) as e:
+    except BrokenPipeError:                 # `pyhipattn inspect DIR | head`: the reader left
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except (ValueError, RuntimeError, OSError, ImportError) as e:
         print(f"pyhipattn {args.cmd}: {e}", file=sys.stderr)
         return 2
 

@@ -5,7 +5,9 @@ Never raises for a missing GPU, driver or binding: each is reported with the rea
 
 from __future__ import annotations
 
+import os
 import sys
+from pathlib import Path
 from collections import Counter
 
 
@@ -22,6 +24,10 @@ def info_report() -> dict:
 
         d = find_asm_dir()
         rep["aiter_asm_dir"] = str(d) if d else None
+        env = os.environ.get("AITER_ASM_DIR")
+        if env and (d is None or not str(d).startswith(str(Path(env).expanduser().resolve()))):
+            rep["aiter_asm_dir_ignored"] = (f"{env} holds no <arch>/fmha_v3_fwd directory (expected AITER's "
+                                            "aiter_meta/hsa or one of its gfx* subdirectories)")
     except Exception as e:  # report, never fail
         rep["aiter_asm_dir"] = f"error: {e}"
     return rep
@@ -63,6 +69,8 @@ def format_info(rep: dict) -> str:
     lines = [f"pyhipattn {rep['pyhipattn']} on Python {rep['python']}"]
     sel = plat.get("selected")
     lines.append(f"platform: {sel or 'none usable'}" + (f" (forced by PYHIPATTN_PLATFORM={plat['forced']})" if plat.get("forced") else ""))
+    if plat.get("error"):
+        lines.append(f"  error: {plat['error']}")
     for name in ("nvidia", "amd"):
         p = plat.get(name, {})
         state = "usable" if p.get("usable") else f"not usable: {p.get('error')}"
@@ -83,4 +91,6 @@ def format_info(rep: dict) -> str:
                 fams = ", ".join(f"{k} {n}" for k, n in v["families"].items())
                 lines.append(f"  {arch:8s} {v['files']:4d} files ({fams})")
     lines.append(f"AITER ASM v3 objects: {rep.get('aiter_asm_dir') or 'not found (install amd-aiter or set AITER_ASM_DIR)'}")
+    if rep.get("aiter_asm_dir_ignored"):
+        lines.append(f"  AITER_ASM_DIR ignored: {rep['aiter_asm_dir_ignored']}")
     return "\n".join(lines)

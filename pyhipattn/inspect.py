@@ -23,6 +23,7 @@ import argparse
 import json as _json
 import os
 import sys
+from pathlib import Path
 from concurrent.futures import ThreadPoolExecutor
 from typing import Iterable, Iterator
 
@@ -223,8 +224,8 @@ def _resource_rows(r: dict) -> list[tuple[str, str]]:
 
 
 def main_inspect(argv: list[str] | None = None) -> int:
-    """CLI entry: ``pyhipattn inspect [--json] [--isa | --no-isa] PATH...``; returns 0, or 1 if
-    any file failed.  Tables and JSON records carry the resources against the arch's limits;
+    """CLI entry: ``pyhipattn inspect [--json] [--isa | --no-isa] PATH...``; returns 0, 1 if any
+    file could not be read, 2 if a path does not exist.  Tables and JSON records carry the resources against the arch's limits;
     the matrix instructions need a disassembly, done for up to ISA_AUTO_FILES files unless
     ``--isa`` / ``--no-isa`` says otherwise."""
     ap = argparse.ArgumentParser(prog="pyhipattn inspect", description="Show kernels of code objects.")
@@ -233,6 +234,10 @@ def main_inspect(argv: list[str] | None = None) -> int:
     ap.add_argument("--isa", action=argparse.BooleanOptionalAction, default=None,
                     help=f"disassemble to count matrix instructions (default: only for <= {ISA_AUTO_FILES} files)")
     args = ap.parse_args(argv)
+    missing = [p for p in args.paths if not Path(p).exists()]
+    if missing:
+        print(f"pyhipattn inspect: {', '.join(missing)} does not exist", file=sys.stderr)
+        return 2
     isa = args.isa
     if isa is None:
         isa = sum(1 for _ in iter_code_object_files(args.paths)) <= ISA_AUTO_FILES
