@@ -11,14 +11,17 @@ from pathlib import Path
 
 import pytest
 
+import pyhipattn
 from pyhipattn import __version__
 from pyhipattn.kernels_dir import kernels_dir
 
-ROOT = Path(__file__).resolve().parents[1]
+#: where the pyhipattn under test lives (a checkout, or site-packages for a wheel): subprocesses import it too
+PKG_PARENT = str(Path(pyhipattn.__file__).resolve().parents[1])
+
 
 
 def cli(*args: str, env: dict | None = None, code: str | None = None) -> subprocess.CompletedProcess:
-    full = dict(os.environ, PYTHONPATH=str(ROOT), **(env or {}))
+    full = dict(os.environ, PYTHONPATH=PKG_PARENT, **(env or {}))
     cmd = [sys.executable, "-c", code] if code else [sys.executable, "-m", "pyhipattn", *args]
     return subprocess.run(cmd, capture_output=True, text=True, env=full, timeout=600)
 
@@ -51,7 +54,7 @@ def test_check_says_what_it_checks_on_stderr():
 
 
 def test_inspect_into_a_closed_pipe_is_quiet():
-    full = dict(os.environ, PYTHONPATH=str(ROOT))
+    full = dict(os.environ, PYTHONPATH=PKG_PARENT)
     p = subprocess.Popen([sys.executable, "-m", "pyhipattn", "inspect", "--no-isa", str(kernels_dir() / "gfx942")],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=full)
     p.stdout.readline()

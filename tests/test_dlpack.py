@@ -15,11 +15,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import pyhipattn
 from pyhipattn.dlpack import (ManagedTensorOwner, 
     CPU, CUDA, ROCM, DLManagedTensor, DLManagedTensorVersioned, DLPackArray, TensorView,
     consume_capsule, dlpack_stream, framework_of, live_exports, to_framework, view,
 )
 from pyhipattn.dlpack import capsule, structs
+
+#: where the pyhipattn under test lives (a checkout, or site-packages for a wheel): subprocesses import it too
+PKG_PARENT = str(Path(pyhipattn.__file__).resolve().parents[1])
 
 REPO = Path(__file__).resolve().parents[1]
 rng = np.random.default_rng(20261122)
@@ -626,7 +630,7 @@ def test_exports_survive_interpreter_exit(tmp_path):
     pytest.importorskip("torch")
     (tmp_path / "buffer.py").write_text(EXIT_BUFFER)
     (tmp_path / "exit.py").write_text(EXIT_SCRIPT)
-    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env = {**os.environ, "PYTHONPATH": PKG_PARENT}
     proc = subprocess.run([sys.executable, str(tmp_path / "exit.py"), str(tmp_path / "buffer.py")],
                           capture_output=True, text=True, timeout=120, cwd=REPO, env=env)
     assert proc.returncode == 0, proc.stderr

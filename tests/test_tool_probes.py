@@ -10,8 +10,12 @@ from pathlib import Path
 
 import pytest
 
+import pyhipattn
 from pyhipattn.codeobj import isa
 from pyhipattn.kernels_dir import kernels_dir
+
+#: where the pyhipattn under test lives (a checkout, or site-packages for a wheel): subprocesses import it too
+PKG_PARENT = str(Path(pyhipattn.__file__).resolve().parents[1])
 
 FAKE_LLVM14 = """#!/bin/sh
 if [ "$1" = "--version" ]; then echo "LLVM (http://llvm.org/):"; echo "  LLVM version 14.0.6"; exit 0; fi
@@ -50,7 +54,7 @@ def test_llvm_needed_per_target():
 @pytest.mark.parametrize("cmd", [["inspect", "{co}/gfx942/native_fwd.co"], ["check", "--static-only", "{co}/gfx942"]])
 def test_cli_reports_an_old_llvm_once_without_a_crash_dump(only_llvm14, cmd):
     args = [c.format(co=kernels_dir()) for c in cmd]
-    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    env = dict(os.environ, PYTHONPATH=PKG_PARENT)
     proc = subprocess.run([sys.executable, "-m", "pyhipattn", *args], capture_output=True, text=True, env=env,
                           timeout=600)
     text = proc.stdout + proc.stderr
