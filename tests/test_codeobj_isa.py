@@ -45,5 +45,5 @@ def test_missing_disassembler_is_a_clear_error(require_tool, tmp_path, monkeypat
     require_tool(CLANG)
     (co,) = read(hip_compile(MFMA, ["gfx942"], tmp_path).path)
     monkeypatch.setattr("pyhipattn.codeobj.isa.find_tool", lambda names: None)
-    with pytest.raises(ToolNotFoundError, match="needs one of llvm-objdump-22, llvm-objdump"):
+    with pytest.raises(ToolNotFoundError, match=r"needs llvm-objdump \(LLVM >= 17\), which is not installed: apt-get install llvm-22"):
         mnemonics_of(co)
