@@ -13,7 +13,7 @@ square causal shape counts s(s+1)/2 pairs (the baseline did so up to s = 4096 an
 8192 and 16384, 1/s lower: 1.2e-4 at most); bytes = q + k + v + o, each once.  Shapes with
 sq <= 16 are reported in TB/s, the others in TFLOP/s; the JSON has both.
 
-Timing (DESIGN.md §7, the workplace METHOD): per call CUDA events, median after warm-up, as
+Timing (as the design notes and the device METHOD say): per call CUDA events, median after warm-up, as
 ``triton.testing.do_bench``; a sleep kernel queued before each batch keeps host launch gaps out
 of the events; input sets rotate when one set fits in L2 three times over.  Every input is drawn
 fresh (``randn``), never zeros.  ``mha_fwd``'s output is checked once per shape against the

@@ -47,17 +47,20 @@ def build_parser() -> argparse.ArgumentParser:
                                        "2 usage or environment error (bad arguments, missing paths or tools)")
     p.add_argument("--version", action="version", version=f"pyhipattn {__version__}")
     sub = p.add_subparsers(dest="cmd", required=True)
-    s = sub.add_parser("info", help="platform, devices, arches and code objects found")
+    s = sub.add_parser("info", help="platform, devices, arches and code objects found",
+                       description="Report the platform (CUDA / HIP / emulator), the devices, the shipped code objects per arch and AITER's objects. Exit 0.")
     s.add_argument("--json", action="store_true")
     s.set_defaults(fn=_cmd_info)
-    s = sub.add_parser("inspect", help="kernels, arguments and resources of code objects")
+    s = sub.add_parser("inspect", help="kernels, arguments and resources of code objects",
+                       description="Show each kernel of code objects (files or directories): kernarg layout, registers, LDS, spills against the arch's limits, and matrix instructions from a disassembly. Exit 0; 1 if a file could not be read; 2 if a path does not exist.")
     s.add_argument("paths", nargs="+", help="code objects or directories")
     s.add_argument("--json", action="store_true", help="machine-readable output")
     s.add_argument("--isa", dest="isa", action="store_true", default=None,
                    help="disassemble and count matrix instructions (default: only for <= 16 files)")
     s.add_argument("--no-isa", dest="isa", action="store_false", help="never disassemble")
     s.set_defaults(fn=_cmd_inspect)
-    s = sub.add_parser("check", help="static checks (and, with a GPU, the numeric sweep) of code objects")
+    s = sub.add_parser("check", help="static checks (and, with a GPU, the numeric sweep) of code objects",
+                       description="Check code objects statically (kernarg layouts against the headers, resources, matrix instructions) and numerically (on a GPU, or on the CPU emulator with --emulate for AMD objects). Exit 0 all passed; 1 findings; 2 usage or environment error.")
     s.add_argument("paths", nargs="*", help="code objects or directories (default: kernels/co)")
     s.add_argument("--static-only", action="store_true", help="skip the numeric sweep even if a GPU is present")
     s.add_argument("--cases", type=int, default=200, help="random cases in the numeric sweep")
@@ -67,7 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="cases per family and arch in the emulated sweep (default 12)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(fn=_cmd_check)
-    s = sub.add_parser("bench", help="time mha_fwd against the peers present on this GPU")
+    s = sub.add_parser("bench", help="time mha_fwd against the peers present on this GPU",
+                       description="Time mha_fwd against the attention implementations present on this GPU (torch SDPA backends, flash_attn); writes a JSON and a PNG and prints a table. Needs torch and a GPU.")
     s.add_argument("--shapes", default="default", help="'default', 'quick', or a JSON list of [b,hq,hk,sq,sk,d,causal]")
     s.add_argument("--dtype", default="bf16", choices=["bf16", "fp16"])
     s.add_argument("--out", default="bench-out", help="directory for the JSON and PNG")

@@ -21,7 +21,7 @@ from .plan import LaunchPlan
 #: Family modules under pyhipattn.families, in no particular order (PRIORITY decides).
 FAMILY_MODULES: tuple[str, ...] = ("asm_v3", "native_splitk", "wmma", "portable", "serve")
 
-#: Split counts the planner may choose, as DESIGN.md §8 (AITER's native split-K) and FA2.
+#: Split counts the planner may choose (AITER's native split-K and FA2 go as far).
 MAX_SPLITS = 128
 
 
@@ -46,7 +46,7 @@ def families() -> tuple:
 
 def split_heuristic(work_items: int, compute_units: int, kv_blocks: int, max_splits: int = MAX_SPLITS,
                     efficiency: float = 0.85) -> int:
-    """FlashAttention-2's rule (DESIGN.md §8): no split when the parallel work items (batch *
+    """FlashAttention-2's rule: no split when the parallel work items (batch *
     heads * query tiles) fill at least 80% of the compute units; otherwise the smallest split
     count whose wave efficiency is within ``efficiency`` (FA2: 85%) of the best, up to
     ``max_splits``, skipping counts that give the same number of KV blocks per split as the

@@ -258,6 +258,11 @@ def main_inspect(argv: list[str] | None = None) -> int:
         print("\n\n".join(_table(r) for r in records) or "no code objects found")
         for n in tool_notes:
             print(f"\nnote: {n}")
+        if records and any(Path(p).is_dir() for p in args.paths):
+            files = {r["file"] for r in records}
+            arches = sorted({r["arch"] for r in records})
+            print(f"\n{len(records)} kernels in {len(files)} files ({', '.join(arches)})"
+                  + (f"; {len(errors)} files unreadable" if errors else ""))
     for e in errors:
         print(f"error: {e}", file=sys.stderr)
     return 1 if errors else 0

@@ -7,7 +7,7 @@ attributes are only read from ``sys.modules`` once one of its arrays has been se
 
 Fast paths read the same facts ``__dlpack__`` would export (pointer, shape, strides,
 dtype, device) straight from the array, for about 1 us instead of torch's 23 us export
-(DESIGN.md §6).  They make no stream handshake: the caller must queue its kernels on the
+(notes/interop.md).  They make no stream handshake: the caller must queue its kernels on the
 framework's *current* stream (``torch.cuda.current_stream()``,
 ``cupy.cuda.get_current_stream()``), which orders them after the work that produced the
 array.  An array a fast path cannot describe returns ``None`` and takes the DLPack path.
