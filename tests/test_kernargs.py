@@ -11,7 +11,6 @@ from __future__ import annotations
 import importlib
 import os
 import re
-import shutil
 import struct
 import subprocess
 from dataclasses import dataclass
@@ -37,11 +36,13 @@ COMMON_HEADER = REPO / "kernels" / "src" / "common" / "pyhipattn_kernargs.h"
 # ----------------------------------------------------------------------------- helpers
 
 def require_tool(*candidates: str) -> str:
-    """The first tool found; skip when none is, fail instead under PYHIPATTN_REQUIRE_TOOLS=1."""
-    for name in candidates:
-        found = shutil.which(name)
-        if found:
-            return found
+    """The first tool found (PATH, $CUDA_HOME/bin, triton's tools: the package's probe); skip when
+    none is, fail instead under PYHIPATTN_REQUIRE_TOOLS=1."""
+    from pyhipattn.codeobj.isa import find_tool
+
+    found = find_tool(tuple(candidates))
+    if found:
+        return found
     message = f"none of {', '.join(candidates)} is installed"
     if os.environ.get("PYHIPATTN_REQUIRE_TOOLS") == "1":
         pytest.fail(f"{message} (PYHIPATTN_REQUIRE_TOOLS=1)")
