@@ -84,13 +84,27 @@ def check_entry(e: Entry, isa_cache: dict, extra: dict | None = None) -> list[st
     return [f"{e.arch}/{e.file.name}: {p}" for p in problems]
 
 
-def static_check(paths: list[str]) -> tuple[list[dict], list[str]]:
-    """(rows, problems) over the manifests and objects under ``paths``."""
+def static_check(paths: list[str], progress=None) -> tuple[list[dict], list[str]]:
+    """(rows, problems) over the manifests and objects under ``paths``.  ``progress``, when
+    given, is called with one line per (arch, family) group as it finishes (kernels checked,
+    failures, seconds so far)."""
+    import time
+
     rows, problems, isa_cache = [], [], {}
     roots = [Path(p) for p in paths]
     entries = [e for r in roots if r.is_dir() for e in manifests(r)]
     listed = {e.file.resolve() for e in entries}
+    t0, group, done, bad = time.monotonic(), None, 0, 0
+
+    def report():
+        if progress is not None and group is not None:
+            progress(f"  {group[0]:9s} {group[1]:12s} {done:4d} kernels checked, {bad} failed "
+                     f"({time.monotonic() - t0:.1f} s)")
+
     for e in entries:
+        if (e.arch, e.family) != group:
+            report()
+            group, done, bad = (e.arch, e.family), 0, 0
         extra = {"limits": None, "matrix_instructions": None}
         try:
             found = check_entry(e, isa_cache, extra)
@@ -99,6 +113,8 @@ def static_check(paths: list[str]) -> tuple[list[dict], list[str]]:
         rows.append({"arch": e.arch, "family": e.family, "object": e.file.name, "kernel": e.kernel,
                      "role": e.role, "ok": not found, **extra})
         problems += found
+        done, bad = done + 1, bad + bool(found)
+    report()
     unlisted = [f for f in _files(paths) if f.resolve() not in listed]
     for f in unlisted:
         try:
@@ -134,7 +150,7 @@ def run_check(args) -> int:
     if not _files(paths):
         raise FileNotFoundError(f"no code objects (.co, .hsaco, .cubin) under {' '.join(paths)}")
     print(f"checking {len(_files(paths))} code objects under {' '.join(paths)} ...", file=sys.stderr, flush=True)
-    rows, problems = static_check(paths)
+    rows, problems = static_check(paths, progress=lambda line: print(line, file=sys.stderr, flush=True))
     numeric = emulated = None
     if getattr(args, "emulate", False):
         from .emulate.sweep import emulated_check

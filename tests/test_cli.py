@@ -51,6 +51,10 @@ def test_check_of_nothing_is_an_error_not_a_pass(tmp_path):
 def test_check_says_what_it_checks_on_stderr():
     r = cli("check", "--static-only", str(kernels_dir() / "gfx1201"))
     assert r.returncode == 0 and "checking 22 code objects" in r.stderr
+    # progress: one line per (arch, family) group as it finishes, before the summary table
+    groups = [ln.split() for ln in r.stderr.splitlines() if "kernels checked" in ln]
+    assert [(g[0], g[1]) for g in groups] == [("gfx1201", "native"), ("gfx1201", "serve")], r.stderr
+    assert all(g[-3] == "failed" and g[-2].startswith("(") for g in groups)
 
 
 def test_inspect_into_a_closed_pipe_is_quiet():
