@@ -14,9 +14,12 @@ import time
 import torch
 
 import pyhipattn
-from pyhipattn import api
+from pyhipattn import fastpath
 from pyhipattn.bench import host_time
 from pyhipattn.runtime.memory import workspace
+
+#: the options of mha_fwd(q, k, v) with defaults, as the fast path keys them
+OPTIONS = (None, False, (-1, -1), 0.0, False, 0)
 
 
 def inputs(b: int, hq: int, hk: int, sq: int, sk: int, d: int) -> tuple:
@@ -56,8 +59,8 @@ def timeline(q, k, v, calls: int = 2000) -> None:
     for _ in range(calls):
         torch.cuda.synchronize()
         t0 = clock()
-        key = api._torch_key(q, k, v, None, False, (-1, -1), 0.0, False, 0)
-        hit = api._TORCH_FAST.get(key)
+        key = fastpath.torch_key(q, k, v, OPTIONS)
+        hit = fastpath.CACHE.get(key)
         t1 = clock()
         qp, kp, vp = q.data_ptr(), k.data_ptr(), v.data_ptr()
         prep, out_shape = hit[0], hit[1]
@@ -97,7 +100,7 @@ def main() -> None:
     for label, dims in shapes.items():
         q, k, v = inputs(*dims)
         pyhipattn.mha_fwd(q, k, v)
-        prep = api._TORCH_FAST[api._torch_key(q, k, v, None, False, (-1, -1), 0.0, False, 0)][0]
+        prep = fastpath.CACHE[fastpath.torch_key(q, k, v, OPTIONS)][0]
         parts[f"mha_fwd {label}: {len(prep.launches)} launch(es), split {prep.launches[0].grid[2]}"] = \
             lambda q=q, k=k, v=v: pyhipattn.mha_fwd(q, k, v)
         parts[f"torch SDPA {label}"] = sdpa(q, k, v)
@@ -105,8 +108,8 @@ def main() -> None:
     pyhipattn.mha_fwd(q, k, v)
     pyhipattn.mha_fwd(q, k, v, num_splits=1)
     pyhipattn.mha_fwd(q, k, v, return_lse=True)
-    key = api._torch_key(q, k, v, None, False, (-1, -1), 0.0, False, 0)
-    prep, out_shape = api._TORCH_FAST[key][:2]
+    key = fastpath.torch_key(q, k, v, OPTIONS)
+    prep, out_shape = fastpath.CACHE[key][:2]
     ln = prep.launches[0]
     backend = prep.backend
     stream = torch._C._cuda_getCurrentRawStream(0)
@@ -116,7 +119,7 @@ def main() -> None:
     parts.update({
         "mha_fwd 4096, num_splits=1 (1 launch, no workspace)": lambda: pyhipattn.mha_fwd(q, k, v, num_splits=1),
         "mha_fwd 4096, return_lse=True": lambda: pyhipattn.mha_fwd(q, k, v, return_lse=True),
-        "  key build + lookup": lambda: api._TORCH_FAST.get(api._torch_key(q, k, v, None, False, (-1, -1), 0.0, False, 0)),
+        "  key build + lookup": lambda: fastpath.CACHE.get(fastpath.torch_key(q, k, v, OPTIONS)),
         "  q.new_empty(out shape)": lambda: q.new_empty(out_shape),
         "  torch.empty_like(q)": lambda: torch.empty_like(q),
         "  torch.empty(out shape, dtype, device)": lambda: torch.empty(out_shape, dtype=torch.bfloat16, device=q.device),

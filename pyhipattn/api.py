@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from . import dispatch, outputs, padding, validate
+from . import dispatch, fastpath, outputs, padding, validate
 from .arch import arch_info, canonical_arch
 from .dlpack import view
 from .families.base import Problem
@@ -47,10 +47,21 @@ def mha_fwd(q, k, v, *, softmax_scale: float | None = None, causal: bool = False
     ``out=`` writes into a given contiguous array instead.
     """
     fast_key = None
-    if out is None and stream is None and sinks is None and alibi_slopes is None and type(q).__module__ == "torch":
-        fast_key, res = _torch_fast(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, num_splits)
-        if res is not None:
-            return res
+    if out is None and stream is None:
+        fw = type(q).__module__
+        ws = tuple(window_size) if isinstance(window_size, list) else window_size
+        options = (softmax_scale, causal, ws, softcap, return_lse, num_splits)
+        if fw.startswith(("jax", "jaxlib")):        # a jitted custom call on XLA's stream (fastpath.py)
+            return fastpath.jax_call(q, k, v, options, sinks, alibi_slopes)
+        if sinks is None and alibi_slopes is None:
+            if fw == "torch":
+                fast_key, res = fastpath.torch_call(q, k, v, options, return_lse)
+            elif fw.startswith("cupy"):
+                fast_key, res = fastpath.cupy_call(q, k, v, options, return_lse)
+            else:
+                res = None
+            if res is not None:
+                return res
     backend = _backend()
     views = _serving_views({"q": view(q, argname="q"), "k": view(k, argname="k"), "v": view(v, argname="v")},
                            sinks, alibi_slopes)
@@ -187,7 +198,6 @@ def _padded_call(fn, q, k, v, extra: tuple, out, problem: Problem, **kw):
 
 _BACKEND = None
 _PREPARED: dict = {}            # (problem, device) -> Prepared
-_TORCH_FAST: dict = {}          # torch call signature -> (Prepared, out shape, lse shape, out is like q)
 
 
 def _backend():
@@ -252,89 +262,23 @@ def _execute(backend, problem: Problem, views: dict, device: int, like, out, sha
                         if problem.return_lse else (None, 0))
     ptrs = {name: v.ptr for name, v in views.items()}
     ptrs["out"], ptrs["lse"] = out_ptr, lse_ptr
-    _launch(prep, pointer_values(ptrs), handle, like,
-            bool(prep.workspace_bytes) and backend.stream_is_capturing(handle, device),
-            (0, 0, 0, 0, ptrs.get("sinks", 0), ptrs.get("alibi", 0)) if problem.serving else ())
+    fastpath.launch(prep, pointer_values(ptrs), handle, like,
+                    bool(prep.workspace_bytes) and backend.stream_is_capturing(handle, device),
+                    (0, 0, 0, 0, ptrs.get("sinks", 0), ptrs.get("alibi", 0)) if problem.serving else ())
     if fast_key is not None:
-        if _TORCH is None:
-            _torch_mod()
-        if len(_TORCH_FAST) > 4096:
-            _TORCH_FAST.clear()
-        # the output is like q (same shape, contiguous) when dv == d and q is contiguous: then
-        # torch.empty_like(q) makes it, cheaper than new_empty(shape); the key fixes both facts
-        _TORCH_FAST[fast_key] = (prep, out_shape, lse_shape, tuple(like.shape) == out_shape and like.is_contiguous())
+        # torch: the output is like q (same shape, contiguous) when dv == d and q is contiguous:
+        # then torch.empty_like(q) makes it, cheaper than new_empty(shape); the key fixes both facts
+        like_q = fast_key[0] != "cupy" and tuple(like.shape) == out_shape and like.is_contiguous()
+        fastpath.remember(fast_key, prep, out_shape, lse_shape, like_q)
     out_obj = outputs.finish(out_obj, handle)
     if problem.return_lse:
         return out_obj, outputs.finish(lse_obj, handle)
     return out_obj
 
 
-# -- torch fast path: the same call again skips views, validation and planning --------------
-
-def _torch_key(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, num_splits):
-    # get_device() (an int) is cheaper to build and hash than .device (a new object each time)
-    return (q.shape, q.stride(), q.dtype, q.get_device(), k.shape, k.stride(), k.dtype, k.get_device(),
-            v.shape, v.stride(), v.dtype, v.get_device(), softmax_scale, causal, tuple(window_size), softcap,
-            return_lse, num_splits)
-
-
-def _torch_fast(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, num_splits):
-    """(key, result) for torch tensors with out=None, stream=None: the result of the cached
-    call, or None on a miss (then the key, if not None, is remembered after the general path
-    validated and planned the call).  A hit costs the key, the output tensors (``empty_like(q)``
-    or ``new_empty``: q's dtype and device, no argument parsing for them), torch's current stream
-    and one driver launch per kernel (``Prepared.run``)."""
-    try:
-        key = _torch_key(q, k, v, softmax_scale, causal, window_size, softcap, return_lse, num_splits)
-        hit = _TORCH_FAST.get(key)
-    except (TypeError, AttributeError):   # unhashable or non-torch arguments: the general path explains
-        return None, None
-    if hit is None:
-        return key, None
-    qp, kp, vp = q.data_ptr(), k.data_ptr(), v.data_ptr()
-    if (qp | kp | vp) & 15:
-        return None, None
-    prep, out_shape, lse_shape, like_q = hit
-    torch_c = _TORCH._C
-    out = _TORCH.empty_like(q) if like_q else q.new_empty(out_shape)
-    stream = torch_c._cuda_getCurrentRawStream(key[3])     # key[3]: q.get_device()
-    if return_lse:
-        lse = q.new_empty(lse_shape, dtype=_TORCH.float32)
-        values = (qp, kp, vp, out.data_ptr(), lse.data_ptr(), 0, 0)
-    else:
-        values = (qp, kp, vp, out.data_ptr(), 0, 0, 0)
-    # torch's own capture query is cheaper than the driver's; asked only when scratch is needed
-    _launch(prep, values, stream, q, bool(prep.workspace_bytes) and torch_c._cuda_isCurrentStreamCapturing())
-    return key, ((out, lse) if return_lse else out)
-
-
-_TORCH = None
-
-
-def _torch_mod():
-    global _TORCH
-    import torch
-
-    _TORCH = torch
-    return torch
-
-
-def _launch(prep, values: tuple, stream: int, like, capturing: bool, extra: tuple = ()) -> None:
-    """``prep.run``, except that a split-K call being captured into a graph (``capturing``: the
-    caller asked, for problems that need scratch) gets scratch the graph owns
-    (``outputs.capture_scratch``) instead of the stream's shared workspace, which may grow
-    (free + alloc) after the capture."""
-    if capturing:
-        scratch, address = outputs.capture_scratch(like, prep.workspace_bytes, stream)
-        prep.run(values, stream, address, extra)
-        del scratch   # queued: the graph's pool keeps it for every replay
-    else:
-        prep.run(values, stream, None, extra)
-
-
 def _forget_kernels() -> None:
     _PREPARED.clear()
-    _TORCH_FAST.clear()
+    fastpath.forget()
 
 
 def _register_unload_hook() -> None:

@@ -19,7 +19,7 @@ synchronisation: not under graph capture) and checks block ids and lengths again
 
 from __future__ import annotations
 
-from . import api, outputs, validate
+from . import api, fastpath, outputs, validate
 from .dlpack import view
 from .families import serve
 from .families.base import Problem
@@ -74,7 +74,7 @@ def _execute(backend, problem: Problem, views: dict, device: int, like, out, sha
     ptr = {n: v.ptr for n, v in views.items()}
     values = (ptr["q"], ptr["k_cache"], ptr["v_cache"], out_ptr, lse_ptr, 0, 0)
     extra = tuple(ptr.get("alibi_slopes" if n == "alibi" else n, 0) for n in SERVING_SLOTS)
-    api._launch(prep, values, handle, like, bool(prep.workspace_bytes) and backend.stream_is_capturing(handle, device),
+    fastpath.launch(prep, values, handle, like, bool(prep.workspace_bytes) and backend.stream_is_capturing(handle, device),
                 extra)
     out_obj = outputs.finish(out_obj, handle)
     return (out_obj, outputs.finish(lse_obj, handle)) if problem.return_lse else out_obj

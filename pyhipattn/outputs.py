@@ -73,27 +73,51 @@ def _cupy_dtype(dtype: str):
     return _NP_DTYPES[dtype]
 
 
-def capture_scratch(like, nbytes: int, stream: int):
-    """Split-K scratch for a launch being captured into a graph: ``(tensor, address)``, a torch
-    uint8 tensor from the graph's private pool laid out like a Workspace (zeroed arrival
-    counters, then ``nbytes`` at ``address``).  Drop the tensor after the launches are queued:
-    like any intermediate tensor of a captured region, it stays valid for every replay.  Other
-    frameworks have no allocator we can use during capture: GraphCaptureError says what to do
-    instead."""
-    from .errors import GraphCaptureError
+class CaptureScratch:
+    """Split-K scratch owned by a graph being captured: ``address`` is where a kernel's
+    partials start (after the zeroed arrival counters); call ``release()`` once the launches
+    that use it are queued."""
 
-    if _framework(like) != "torch":
-        raise GraphCaptureError(
-            f"this call needs {nbytes} bytes of split-K scratch, and stream 0x{stream:x} is being captured into a "
-            "graph: under capture pyhipattn takes scratch only from torch's graph pool; pass torch tensors, or "
-            "num_splits=1 (no scratch)")
-    import torch
+    __slots__ = ("address", "_keep", "_free")
 
-    if int(torch.cuda.current_stream(like.device).cuda_stream) != stream:
-        raise GraphCaptureError("under graph capture, split-K calls must run on torch's current stream (stream=None)")
+    def __init__(self, address: int, keep=None, free=None) -> None:
+        self.address, self._keep, self._free = address, keep, free
+
+    def release(self) -> None:
+        self._keep = None
+        if self._free is not None:
+            free, self._free = self._free, None
+            free()
+
+
+def capture_scratch(like, nbytes: int, stream: int, device: int, backend=None) -> CaptureScratch:
+    """Split-K scratch for launches being captured into a graph on ``stream``, laid out like a
+    Workspace (zeroed arrival counters, then ``nbytes``); the zeroing is captured too, so every
+    replay starts from zeroed counters.
+
+    torch: a uint8 tensor from the graph's private pool (torch's current stream only); like any
+    intermediate tensor of a captured region it stays valid for every replay once dropped.
+    Other frameworks (CuPy, raw streams): a stream-ordered allocation and free on the capturing
+    stream (``cuMemAllocAsync`` / ``hipMallocAsync``), which the capture records as the graph's
+    own memory-allocation and free nodes around the kernels.
+    """
     from .runtime.memory import COUNTER_BYTES
 
-    # the zeroing is captured too, so every replay starts from zeroed counters
-    buf = torch.empty(COUNTER_BYTES + nbytes, dtype=torch.uint8, device=like.device)
-    buf[:COUNTER_BYTES].zero_()
-    return buf, buf.data_ptr() + COUNTER_BYTES
+    if _framework(like) == "torch":
+        import torch
+
+        from .errors import GraphCaptureError
+
+        if int(torch.cuda.current_stream(like.device).cuda_stream) != stream:
+            raise GraphCaptureError("under graph capture, split-K calls on torch tensors must run on torch's "
+                                    "current stream (stream=None)")
+        buf = torch.empty(COUNTER_BYTES + nbytes, dtype=torch.uint8, device=like.device)
+        buf[:COUNTER_BYTES].zero_()
+        return CaptureScratch(buf.data_ptr() + COUNTER_BYTES, keep=buf)
+    if backend is None:
+        from .runtime import get_backend
+
+        backend = get_backend()
+    ptr = backend.graph_malloc_async(COUNTER_BYTES + nbytes, stream, device)
+    backend.memset_async(ptr, 0, COUNTER_BYTES, stream, device)
+    return CaptureScratch(ptr + COUNTER_BYTES, free=lambda: backend.free_async(ptr, stream, device))

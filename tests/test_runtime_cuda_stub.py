@@ -65,6 +65,7 @@ char stub_last_function_name[256];
 int stub_func_attr = -1, stub_func_attr_value = -1;
 int stub_frees = 0, stub_allocs = 0;
 uintptr_t stub_last_free_stream = 0;
+uintptr_t stub_last_alloc_async_stream, stub_last_memset_stream;
 int stub_set_current_calls = 0;
 
 static __thread uintptr_t current_ctx = 0;
@@ -141,6 +142,22 @@ CUresult cuMemAllocFromPoolAsync(CUdeviceptr *p, size_t n, uintptr_t pool, uintp
   if (!current_ctx) return 201;
   *p = (CUdeviceptr)(uintptr_t)malloc(n ? n : 1);
   stub_allocs++;
+  return 0;
+}
+CUresult cuMemAllocAsync(CUdeviceptr *p, size_t n, uintptr_t stream) {
+  *p = (CUdeviceptr)(uintptr_t)malloc(n);
+  stub_allocs++;
+  stub_last_alloc_async_stream = stream;
+  return 0;
+}
+CUresult cuMemsetD8Async(CUdeviceptr p, unsigned char value, size_t n, uintptr_t stream) {
+  memset((void *)(uintptr_t)p, value, n);
+  stub_last_memset_stream = stream;
+  return 0;
+}
+CUresult cuStreamIsCapturing(uintptr_t stream, int *status) {
+  if (!current_ctx) return 201;
+  *status = stream == 0x4242 ? 1 : 0;       /* CU_STREAM_CAPTURE_STATUS_ACTIVE for one test stream */
   return 0;
 }
 CUresult cuMemFreeAsync(CUdeviceptr p, uintptr_t stream) {
@@ -373,6 +390,23 @@ def test_streams_events_and_stream_ordered_memory(stub):
     assert r["event"] == 0x6002       # CU_EVENT_DISABLE_TIMING
     assert r["roundtrip"] and r["dev"] == 0 and r["host"] is None
     assert r["allocs"] == 1 and r["frees"] == 1 and r["free_stream"] == r["stream"]
+
+
+def test_memset_capture_query_and_graph_allocations_reach_the_driver(stub):
+    r = run(stub, """
+        from pyhipattn import runtime
+        b = runtime.get_backend()
+        ptr = b.graph_malloc_async(32, 0x77, 0)
+        ctypes.memset(ptr, 0xAB, 32)
+        b.memset_async(ptr + 8, 0, 16, 0x78, 0)
+        data = ctypes.string_at(ptr, 32)
+        cap = [b.stream_is_capturing(0x4242, 0), b.stream_is_capturing(0x4243, 0)]
+        g = lambda n: ctypes.c_uint64.in_dll(stub, n).value
+        print(json.dumps({"data": data.hex(), "cap": cap, "alloc_stream": g("stub_last_alloc_async_stream"),
+                          "memset_stream": g("stub_last_memset_stream")}))
+    """)
+    assert r["data"] == "ab" * 8 + "00" * 16 + "ab" * 8
+    assert r["cap"] == [True, False] and r["alloc_stream"] == 0x77 and r["memset_stream"] == 0x78
 
 
 def test_driver_errors_carry_the_drivers_name_and_text(stub):

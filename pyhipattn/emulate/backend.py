@@ -184,6 +184,9 @@ class EmulateBackend:
         regions.add(address, max(int(nbytes), 1), f"emulator allocation of {nbytes} bytes")
         return address
 
+    def graph_malloc_async(self, nbytes: int, stream: int, device: int) -> int:
+        return self.malloc_async(nbytes, stream, device)
+
     def free_async(self, ptr: int, stream: int, device: int) -> None:
         regions.remove(ptr)
         with self._lock:

@@ -156,6 +156,12 @@ class HipBackend(DriverBackend):
         pool = self.call("hipDeviceGetDefaultMemPool", device)
         return int(self.call("hipMallocFromPoolAsync", int(nbytes), pool, stream))
 
+    def graph_malloc_async(self, nbytes: int, stream: int, device: int) -> int:
+        """``nbytes`` ordered on ``stream`` (``hipMallocAsync``): on a capturing stream, a graph
+        memory-allocation node."""
+        self.make_current(device)
+        return int(self.call("hipMallocAsync", int(nbytes), stream))
+
     def free_async(self, ptr: int, stream: int, device: int) -> None:
         self.make_current(device)
         self.call("hipFreeAsync", ptr, stream)

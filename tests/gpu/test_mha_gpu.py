@@ -104,14 +104,14 @@ def test_head_dims_not_multiple_of_8_are_padded_and_sliced_back(d, dv):
 
 @pytest.mark.gpu
 def test_repeated_torch_calls_take_the_fast_path_and_stay_correct():
-    from pyhipattn import api
+    from pyhipattn import fastpath
 
     q, k, v = _inputs(dict(b=2, sq=1, sk=3000, hq=8, hk=2, d=128, dv=128, dtype="bf16", seed=5))
     first = pyhipattn.mha_fwd(q, k, v)
-    n = len(api._TORCH_FAST)
+    n = len(fastpath.CACHE)
     for i in range(3):                      # same signature, new values each time
         q2, k2, v2 = torch.randn_like(q), torch.randn_like(k), torch.randn_like(v)
         o = pyhipattn.mha_fwd(q2, k2, v2)
         ref, _ = attention_ref(q2, k2, v2)
         assert rel_error(o, ref) <= ABS_TOL["bf16"]
-    assert len(api._TORCH_FAST) == n and first.shape == (2, 1, 8, 128)
+    assert len(fastpath.CACHE) == n and first.shape == (2, 1, 8, 128)
