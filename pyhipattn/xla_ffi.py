@@ -239,11 +239,12 @@ class Handler:
     ``capsule()`` is what ``jax.ffi.register_ffi_target(name, ..., platform=...)`` takes.  The
     object must live as long as XLA may call it (keep it in a module global).  Exceptions of
     ``execute`` become XLA errors: ValueError / TypeError as INVALID_ARGUMENT, others INTERNAL;
-    ``errors`` counts them (for tests).
+    ``errors`` counts them and ``calls`` counts executions (a call XLA replays from a command
+    buffer does not reach the handler: tests and benchmarks read the difference).
     """
 
     def __init__(self, execute: Callable[[FfiCall], None], *, traits: int = 0) -> None:
-        self.execute, self.traits, self.errors = execute, traits, 0
+        self.execute, self.traits, self.errors, self.calls = execute, traits, 0, 0
         self.function = _HANDLER_TYPE(self._call)
         self.address = ctypes.cast(self.function, ctypes.c_void_p).value
 
@@ -253,6 +254,7 @@ class Handler:
                 return None
             call = decode(frame)
             if call is not None:
+                self.calls += 1
                 self.execute(call)
             return None
         except BaseException as e:   # nothing may unwind into XLA's C++ frames
