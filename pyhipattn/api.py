@@ -49,17 +49,17 @@ def mha_fwd(q, k, v, *, softmax_scale: float | None = None, causal: bool = False
     fast_key = None
     if out is None and stream is None:
         fw = type(q).__module__
-        ws = tuple(window_size) if isinstance(window_size, list) else window_size
+        ws = tuple(window_size) if type(window_size) is list else window_size
         options = (softmax_scale, causal, ws, softcap, return_lse, num_splits)
-        if fw.startswith(("jax", "jaxlib")):        # a jitted custom call on XLA's stream (fastpath.py)
-            return fastpath.jax_call(q, k, v, options, sinks, alibi_slopes)
-        if sinks is None and alibi_slopes is None:
-            if fw == "torch":
+        if fw == "torch":           # the common case first
+            if sinks is None and alibi_slopes is None:
                 fast_key, res = fastpath.torch_call(q, k, v, options, return_lse)
-            elif fw.startswith("cupy"):
-                fast_key, res = fastpath.cupy_call(q, k, v, options, return_lse)
-            else:
-                res = None
+                if res is not None:
+                    return res
+        elif fw.startswith(("jax", "jaxlib")):      # a jitted custom call on XLA's stream (fastpath.py)
+            return fastpath.jax_call(q, k, v, options, sinks, alibi_slopes)
+        elif fw.startswith("cupy") and sinks is None and alibi_slopes is None:
+            fast_key, res = fastpath.cupy_call(q, k, v, options, return_lse)
             if res is not None:
                 return res
     backend = _backend()

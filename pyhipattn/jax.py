@@ -49,7 +49,10 @@ TARGET = "pyhipattn_mha"
 _DTYPES = {"bfloat16": "bf16", "float16": "fp16"}
 _SERVING_DTYPES = {"float32": "fp32"}
 
-__all__ = ["mha_fwd", "mha_varlen_fwd", "TARGET"]
+__all__ = ["mha_fwd", "mha_varlen_fwd", "mha_fwd_kvcache", "TARGET"]
+
+#: the kvcache call's optional operands, in the order they follow q, k_cache, v_cache
+KVCACHE_OPERANDS = ("cache_seqlens", "block_table", "k_new", "v_new", "sinks", "alibi_slopes")
 
 
 def mha_fwd(q, k, v, *, softmax_scale: float | None = None, causal: bool = False,
@@ -89,6 +92,57 @@ def mha_varlen_fwd(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q: int, max_s
     extras = tuple(x for x in (sinks, alibi_slopes) if x is not None)
     fn = _varlen_op(_options_key(opts), sinks is not None, alibi_slopes is not None)
     return fn(q, k, v, cu_seqlens_q, cu_seqlens_k, *extras)
+
+
+def mha_fwd_kvcache(q, k_cache, v_cache, *, cache_seqlens=None, block_table=None, k_new=None, v_new=None,
+                    softmax_scale: float | None = None, causal: bool = False,
+                    window_size: tuple[int, int] = (-1, -1), softcap: float = 0.0, sinks=None, alibi_slopes=None,
+                    return_lse: bool = False, num_splits: int = 0):
+    """``pyhipattn.mha_fwd_kvcache`` as a JAX operation (``jax.jit``; ``vmap`` maps sequentially).
+
+    Layouts and semantics as ``pyhipattn.mha_fwd_kvcache``: caches ``(batch, seqlen_cache,
+    heads_k, d)`` or paged ``(num_blocks, block_size, heads_k, d)`` with ``block_table`` int32
+    ``(batch, max_blocks)``; ``cache_seqlens`` int32 ``(batch,)``; ``k_new`` / ``v_new``
+    ``(batch, seqlen_new, heads_k, d)`` written into the caches at ``cache_seqlens``.
+
+    JAX arrays are immutable, so with ``k_new`` the call returns the updated caches as well:
+    ``out`` [, ``lse``], then ``k_cache``, ``v_cache``.  They alias the input caches (the custom
+    call's input_output_aliases): donate the caches to the jitted function
+    (``jax.jit(f, donate_argnums=...)``) and the append happens in place; without donation XLA
+    copies each cache once per call first.  Without ``k_new`` it returns ``out`` [, ``lse``].
+    """
+    opts = dict(softmax_scale=softmax_scale, causal=causal, window_size=tuple(window_size), softcap=softcap,
+                return_lse=return_lse, num_splits=num_splits)
+    given = dict(cache_seqlens=cache_seqlens, block_table=block_table, k_new=k_new, v_new=v_new, sinks=sinks,
+                 alibi_slopes=alibi_slopes)
+    views = {"q": _view("q", q, _DTYPES), "k_cache": _view("k_cache", k_cache, _DTYPES),
+             "v_cache": _view("v_cache", v_cache, _DTYPES)}
+    tables = {"cache_seqlens": {"int32": "int32"}, "block_table": {"int32": "int32"}, "k_new": _DTYPES,
+              "v_new": _DTYPES, "sinks": _SERVING_DTYPES, "alibi_slopes": _SERVING_DTYPES}
+    for name, x in given.items():
+        if x is not None:
+            views[name] = _view(name, x, tables[name])
+    from .kvcache import kvcache_problem
+
+    problem = kvcache_problem(views, **opts)
+    operands = (q, k_cache, v_cache) + tuple(x for x in given.values() if x is not None)
+    _ensure_registered()
+    scratch = _scratch_bytes(problem)
+    p = problem
+    results = [jax.ShapeDtypeStruct((p.batch, p.seqlen_q, p.heads_q, p.head_dim_v), q.dtype)]
+    if p.return_lse:
+        results.append(jax.ShapeDtypeStruct((p.batch, p.heads_q, p.seqlen_q), jnp.float32))
+    aliases = {}
+    if p.kv_append:
+        aliases = {1: len(results), 2: len(results) + 1}
+        results += [jax.ShapeDtypeStruct(k_cache.shape, k_cache.dtype), jax.ShapeDtypeStruct(v_cache.shape, v_cache.dtype)]
+    if scratch:
+        results.append(jax.ShapeDtypeStruct((scratch,), jnp.uint8))
+    res = jax.ffi.ffi_call(TARGET, results, input_output_aliases=aliases, vmap_method="sequential")(
+        *operands, problem=_encode(p, scratch))
+    n = 1 + p.return_lse + (2 if p.kv_append else 0)
+    res = tuple(res[:n])
+    return res[0] if n == 1 else res
 
 
 # -- trace time: validate, plan the scratch, emit the custom call ------------------------------
@@ -380,7 +434,9 @@ def _execute_gpu(call: FfiCall) -> None:
         backend.memset_async(r[-1], 0, COUNTER_BYTES, stream, device)
         ws = r[-1] + COUNTER_BYTES
     # else ws None: the stream's own workspace (zeroed, self-resetting counters), as for torch
-    if problem.varlen or problem.serving or problem.return_lse:
+    if problem.kv_layout != "dense":
+        _run_kvcache(prep, problem, a, r, stream, ws)
+    elif problem.varlen or problem.serving or problem.return_lse:
         cu_q, cu_k, i = (a[3], a[4], 5) if problem.varlen else (0, 0, 3)
         sinks = a[i] if problem.sinks else 0
         alibi = a[i + problem.sinks] if problem.alibi else 0
@@ -388,6 +444,27 @@ def _execute_gpu(call: FfiCall) -> None:
         prep.run((a[0], a[1], a[2], r[0], r[1] if problem.return_lse else 0, cu_q, cu_k), stream, ws, extra)
     else:
         prep.run((a[0], a[1], a[2], r[0], 0, 0, 0), stream, ws)
+
+
+def kvcache_pointers(problem: Problem, args: list, rets: list) -> tuple[tuple, tuple]:
+    """(the seven first launch pointers, the six serving pointers) of a kvcache custom call:
+    operands q, k_cache, v_cache, then those of KVCACHE_OPERANDS the problem has; results out
+    [, lse] [, k_cache, v_cache when appending: the buffers the kernels write the new tokens into]."""
+    present = (problem.cache_seqlens, problem.kv_layout == "paged", bool(problem.kv_append), bool(problem.kv_append),
+               problem.sinks, bool(problem.alibi))
+    it = iter(args[3:])
+    extra = tuple(next(it) if has else 0 for has in present)
+    lse = rets[1] if problem.return_lse else 0
+    if problem.kv_append:
+        k, v = rets[1 + problem.return_lse], rets[2 + problem.return_lse]
+    else:
+        k, v = args[1], args[2]
+    return (args[0], k, v, rets[0], lse, 0, 0), extra
+
+
+def _run_kvcache(prep, problem: Problem, a: list, r: list, stream: int, ws) -> None:
+    values, extra = kvcache_pointers(problem, a, r)
+    prep.run(values, stream, ws, extra)
 
 
 def _execute_cpu(call: FfiCall) -> None:

@@ -37,6 +37,8 @@ def numpy_executor(problem, call):
     """Compute the call with the reference, from and into XLA's own buffers."""
     SEEN.append((problem, list(call.dims), len(call.rets)))
     p, dt = problem, _NP[problem.dtype]
+    if p.kv_layout != "dense":
+        return kvcache_executor(p, call, dt)
     q, k, v = (_array(call.args[i], call.dims[i], dt).astype(np.float64) for i in range(3))
     i = 5 if p.varlen else 3
     kw = dict(softmax_scale=p.softmax_scale, window=p.window, softcap=p.softcap)
@@ -57,6 +59,31 @@ def numpy_executor(problem, call):
     np.copyto(out, o.astype(dt))
     if p.return_lse:
         np.copyto(_array(call.rets[1], lse_shape, np.float32), lse.astype(np.float32))
+
+
+def kvcache_executor(p, call, dt):
+    """The kvcache custom call with the reference: reads every operand by its position, writes
+    out [, lse] and, when appending, the updated caches into XLA's result buffers."""
+    values, extra = pjax.kvcache_pointers(p, call.args, call.rets)
+    dims = call.dims
+    q = _array(values[0], dims[0], dt).astype(np.float64)
+    kc, vc = (_array(a, d, dt).astype(np.float64) for a, d in ((call.args[1], dims[1]), (call.args[2], dims[2])))
+    it = iter(dims[3:])
+    names = ("cache_seqlens", "block_table", "k_new", "v_new", "sinks", "alibi_slopes")
+    types = (np.int32, np.int32, dt, dt, np.float32, np.float32)
+    got = {n: _array(ptr, next(it), t) for n, ptr, t in zip(names, extra, types) if ptr}
+    f64 = {n: x.astype(np.float64) for n, x in got.items() if n not in ("cache_seqlens", "block_table")}
+    lens = got.get("cache_seqlens", np.full(p.batch, p.seqlen_k, np.int32))
+    o, lse, k2, v2 = reference.attention_kvcache_ref(
+        q, kc, vc, lens, block_table=got.get("block_table"), k_new=f64.get("k_new"), v_new=f64.get("v_new"),
+        alibi_slopes=f64.get("alibi_slopes"), sinks=f64.get("sinks"), softmax_scale=p.softmax_scale, window=p.window,
+        softcap=p.softcap)
+    np.copyto(_array(values[3], o.shape, dt), o.astype(dt))
+    if p.return_lse:
+        np.copyto(_array(values[4], lse.shape, np.float32), lse.astype(np.float32))
+    if p.kv_append:
+        np.copyto(_array(values[1], k2.shape, dt), k2.astype(dt))
+        np.copyto(_array(values[2], v2.shape, dt), v2.astype(dt))
 
 
 @pytest.fixture(autouse=True)
@@ -221,3 +248,49 @@ def test_counter_bytes_match_the_runtime():
     from pyhipattn.runtime.memory import COUNTER_BYTES
 
     assert pjax.COUNTER_BYTES == COUNTER_BYTES
+
+
+@pytest.mark.parametrize("paged", [False, True])
+def test_kvcache_under_jit_appends_and_returns_the_updated_caches(paged):
+    r = np.random.default_rng(7)
+    b, hq, hk, d, page = 3, 4, 2, 16, 16
+    lens = np.array([5, 0, 17], np.int32)
+    mk = lambda *s: jnp.asarray(r.standard_normal(s), jnp.bfloat16)  # noqa: E731
+    q, k_new, v_new = mk(b, 2, hq, d), mk(b, 2, hk, d), mk(b, 2, hk, d)
+    if paged:
+        kc, vc = mk(8, page, hk, d), mk(8, page, hk, d)
+        table = jnp.asarray(r.permutation(8)[:6].reshape(b, 2), jnp.int32)
+        extra = {"block_table": table}
+    else:
+        kc, vc = mk(b, 32, hk, d), mk(b, 32, hk, d)
+        extra = {}
+    sinks = jnp.asarray(np.linspace(-1, 1, hq), jnp.float32)
+
+    @jax.jit
+    def step(q, kc, vc, lens, k_new, v_new, sinks, **extra):
+        return pjax.mha_fwd_kvcache(q, kc, vc, cache_seqlens=lens, k_new=k_new, v_new=v_new, causal=True,
+                                    sinks=sinks, return_lse=True, **extra)
+
+    out, lse, k2, v2 = step(q, kc, vc, jnp.asarray(lens), k_new, v_new, sinks, **extra)
+    f = lambda x: np.asarray(jnp.asarray(x).astype(jnp.float32), np.float64)  # noqa: E731
+    ro, rl, rk, rv = reference.attention_kvcache_ref(
+        f(q), f(kc), f(vc), lens, block_table=None if not paged else np.asarray(table), k_new=f(k_new),
+        v_new=f(v_new), window=(-1, 0), sinks=f(sinks))
+    _close(out, ro)
+    np.testing.assert_allclose(np.asarray(lse), rl, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(f(k2), rk)
+    np.testing.assert_array_equal(f(v2), rv)
+    (problem, dims, nrets), = SEEN
+    assert problem.kv_append == 2 and problem.kv_layout == ("paged" if paged else "cache") and nrets == 4
+    assert np.asarray(kc).shape == np.asarray(k2).shape and not np.array_equal(f(kc), f(k2))   # the input is untouched
+
+
+def test_kvcache_without_append_returns_out_only():
+    q = jnp.ones((2, 1, 4, 16), jnp.bfloat16)
+    kc = jnp.ones((2, 16, 2, 16), jnp.bfloat16)
+    out = jax.jit(lambda q, kc, lens: pjax.mha_fwd_kvcache(q, kc, kc, cache_seqlens=lens))(
+        q, kc, jnp.asarray([3, 16], jnp.int32))
+    assert out.shape == (2, 1, 4, 16)
+    _close(out, np.ones((2, 1, 4, 16)))
+    with pytest.raises(ValueError, match="k_new / v_new need cache_seqlens"):
+        pjax.mha_fwd_kvcache(q, kc, kc, k_new=kc[:, :1], v_new=kc[:, :1])

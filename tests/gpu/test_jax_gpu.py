@@ -194,6 +194,44 @@ def test_xla_command_buffers_replay_the_custom_call(jax):
     assert len(calls) == 3 and all(c < 20 for c in calls), f"XLA ran the handler on every step: {calls}"
 
 
+@pytest.mark.parametrize("paged", [False, True])
+def test_kvcache_jit_with_donated_caches_equals_the_torch_call(jax, torch, paged):
+    """mha_fwd_kvcache under jit, the caches donated: out, lse and the appended caches equal the
+    torch call's bitwise, and the append happened in the donated buffers (no copy)."""
+    import pyhipattn.jax as pjax
+
+    g = torch.Generator(device="cuda").manual_seed(21)
+    b, hq, hk, d = 4, 32, 8, 128
+    mk = lambda *s: torch.randn(*s, device="cuda", dtype=torch.bfloat16, generator=g)  # noqa: E731
+    lens = torch.tensor([0, 15, 1000, 4000], dtype=torch.int32, device="cuda")
+    q, k_new, v_new = mk(b, 3, hq, d), mk(b, 3, hk, d), mk(b, 3, hk, d)
+    sinks = torch.linspace(-1, 1, hq, device="cuda")
+    if paged:
+        kc, vc = mk(300, 64, hk, d), mk(300, 64, hk, d)
+        table = torch.randperm(300, device="cuda", generator=g)[:4 * 64].reshape(4, 64).to(torch.int32)
+        extra = {"block_table": table}
+    else:
+        kc, vc = mk(b, 4096, hk, d), mk(b, 4096, hk, d)
+        extra = {}
+    jx = lambda t: jax.dlpack.from_dlpack(t.clone())  # noqa: E731
+    jargs = [jx(t) for t in (q, kc, vc, lens, k_new, v_new, sinks)]
+    jextra = {n: jx(t) for n, t in extra.items()}
+    kw = dict(causal=True, return_lse=True)
+    tk, tv = kc.clone(), vc.clone()
+    want_o, want_l = pyhipattn.mha_fwd_kvcache(q, tk, tv, cache_seqlens=lens, k_new=k_new, v_new=v_new, sinks=sinks,
+                                               **extra, **kw)
+    k_ptr = jargs[1].unsafe_buffer_pointer()
+
+    def step(q, kc, vc, lens, k_new, v_new, sinks, extra):
+        return pjax.mha_fwd_kvcache(q, kc, vc, cache_seqlens=lens, k_new=k_new, v_new=v_new, sinks=sinks, **extra, **kw)
+
+    out, lse, k2, v2 = jax.block_until_ready(jax.jit(step, donate_argnums=(1, 2))(*jargs, jextra))
+    torch.cuda.synchronize()
+    assert torch.equal(torch.from_dlpack(out), want_o) and torch.equal(torch.from_dlpack(lse), want_l)
+    assert torch.equal(torch.from_dlpack(k2), tk) and torch.equal(torch.from_dlpack(v2), tv)
+    assert k2.unsafe_buffer_pointer() == k_ptr           # donated: appended in place
+
+
 # -- CuPy ---------------------------------------------------------------------------------------
 
 def _cupy_inputs(cupy, torch, c):
