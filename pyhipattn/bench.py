@@ -90,7 +90,24 @@ def _baseline_shapes() -> tuple[Shape, ...]:
     return tuple(rows)
 
 
-DEFAULT_SHAPES: tuple[Shape, ...] = _baseline_shapes()
+#: Issue 11's prefill table (b, hq, hk, sq = sk, d, causal), the Hopper family's targets; the
+#: one already among the baseline rows (1, 16, 16, 16384, 16384, 128) is not repeated.
+ISSUE11_PREFILL: tuple[Shape, ...] = tuple(
+    Shape(b, hq, hk, s, s, d, causal, "prefill")
+    for b, hq, hk, s, d, causal in ((1, 32, 8, 8192, 128, True), (2, 64, 8, 4096, 128, True),
+                                    (1, 16, 16, 16384, 128, False), (32, 16, 16, 512, 64, False),
+                                    (16, 12, 12, 1024, 64, False), (1, 16, 8, 4096, 256, True),
+                                    (4, 32, 32, 2048, 96, True)))
+
+
+def _default_shapes() -> tuple[Shape, ...]:
+    """The baseline rows, then issue 11's prefill shapes that are not among them."""
+    base = _baseline_shapes()
+    seen = {(tuple(s.dims()), s.causal) for s in base}
+    return base + tuple(s for s in ISSUE11_PREFILL if (tuple(s.dims()), s.causal) not in seen)
+
+
+DEFAULT_SHAPES: tuple[Shape, ...] = _default_shapes()
 QUICK_SHAPES: tuple[Shape, ...] = (
     Shape(4, 32, 32, 4096, 4096, 64, False, "prefill"),
     Shape(4, 16, 16, 4096, 4096, 128, True, "prefill"),
