@@ -145,7 +145,7 @@ def time_shapes(variants: list[str | None], shapes: list[tuple], dtype: str = "b
         row = {"shape": list(dims)}
         for name, f in impls.items():
             try:
-                t = bench.gpu_time(f, n_sets, rep_ms=60.0)
+                t = bench.gpu_time(f, n_sets, rep_ms=60.0, max_warmup=100)
                 row[name] = flops / (t["ms"] * 1e-3) / 1e12
             except Exception as e:
                 row[name] = None

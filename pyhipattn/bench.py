@@ -307,12 +307,14 @@ def _cycles_per_ms() -> float:
 
 
 def gpu_time(fn: Callable[[int], object], n_sets: int, *, warmup_ms: float = 25.0, rep_ms: float = 150.0,
-             min_reps: int = 10, max_reps: int = 500, batch: int = 50) -> dict:
+             min_reps: int = 10, max_reps: int = 500, batch: int = 50, max_warmup: int | None = None) -> dict:
     """Median GPU time of ``fn(i)`` (i picks the input set, rotating over ``n_sets``).
 
     Like ``triton.testing.do_bench``: estimate, warm up ``warmup_ms``, then ``rep_ms`` of calls,
     each between two CUDA events.  Before each batch a sleep kernel holds the GPU while the host
-    queues the batch, so each event pair brackets GPU work and not a launch gap.
+    queues the batch, so each event pair brackets GPU work and not a launch gap.  ``max_warmup``
+    caps the warm-up calls (the estimate comes from the host clock, which a VM can stall: one H100
+    run's estimate fell to the 1 us floor and its warm-up to 25,000 calls per row).
     """
     import torch
 
@@ -324,7 +326,8 @@ def gpu_time(fn: Callable[[int], object], n_sets: int, *, warmup_ms: float = 25.
         fn(i % n_sets)
     sync()
     est = max((time.perf_counter() - t0) / 5 * 1e3, 1e-3)   # ms per call, >= GPU and host time
-    for i in range(max(1, int(warmup_ms / est))):
+    warm = max(1, int(warmup_ms / est))
+    for i in range(warm if max_warmup is None else min(warm, max_warmup)):
         fn(i % n_sets)
     n = min(max_reps, max(min_reps, int(rep_ms / est)))
     cpm = _cycles_per_ms() if hasattr(torch.cuda, "_sleep") else 0.0
