@@ -90,7 +90,24 @@ def _baseline_shapes() -> tuple[Shape, ...]:
     return tuple(rows)
 
 
-DEFAULT_SHAPES: tuple[Shape, ...] = _baseline_shapes()
+#: Issue 11's prefill table (b, hq, hk, sq = sk, d, causal), the Hopper family's targets; the
+#: one already among the baseline rows (1, 16, 16, 16384, 16384, 128) is not repeated.
+ISSUE11_PREFILL: tuple[Shape, ...] = tuple(
+    Shape(b, hq, hk, s, s, d, causal, "prefill")
+    for b, hq, hk, s, d, causal in ((1, 32, 8, 8192, 128, True), (2, 64, 8, 4096, 128, True),
+                                    (1, 16, 16, 16384, 128, False), (32, 16, 16, 512, 64, False),
+                                    (16, 12, 12, 1024, 64, False), (1, 16, 8, 4096, 256, True),
+                                    (4, 32, 32, 2048, 96, True)))
+
+
+def _default_shapes() -> tuple[Shape, ...]:
+    """The baseline rows, then issue 11's prefill shapes that are not among them."""
+    base = _baseline_shapes()
+    seen = {(tuple(s.dims()), s.causal) for s in base}
+    return base + tuple(s for s in ISSUE11_PREFILL if (tuple(s.dims()), s.causal) not in seen)
+
+
+DEFAULT_SHAPES: tuple[Shape, ...] = _default_shapes()
 QUICK_SHAPES: tuple[Shape, ...] = (
     Shape(4, 32, 32, 4096, 4096, 64, False, "prefill"),
     Shape(4, 16, 16, 4096, 4096, 128, True, "prefill"),
@@ -290,12 +307,14 @@ def _cycles_per_ms() -> float:
 
 
 def gpu_time(fn: Callable[[int], object], n_sets: int, *, warmup_ms: float = 25.0, rep_ms: float = 150.0,
-             min_reps: int = 10, max_reps: int = 500, batch: int = 50) -> dict:
+             min_reps: int = 10, max_reps: int = 500, batch: int = 50, max_warmup: int | None = None) -> dict:
     """Median GPU time of ``fn(i)`` (i picks the input set, rotating over ``n_sets``).
 
     Like ``triton.testing.do_bench``: estimate, warm up ``warmup_ms``, then ``rep_ms`` of calls,
     each between two CUDA events.  Before each batch a sleep kernel holds the GPU while the host
-    queues the batch, so each event pair brackets GPU work and not a launch gap.
+    queues the batch, so each event pair brackets GPU work and not a launch gap.  ``max_warmup``
+    caps the warm-up calls (the estimate comes from the host clock, which a VM can stall: one H100
+    run's estimate fell to the 1 us floor and its warm-up to 25,000 calls per row).
     """
     import torch
 
@@ -307,7 +326,8 @@ def gpu_time(fn: Callable[[int], object], n_sets: int, *, warmup_ms: float = 25.
         fn(i % n_sets)
     sync()
     est = max((time.perf_counter() - t0) / 5 * 1e3, 1e-3)   # ms per call, >= GPU and host time
-    for i in range(max(1, int(warmup_ms / est))):
+    warm = max(1, int(warmup_ms / est))
+    for i in range(warm if max_warmup is None else min(warm, max_warmup)):
         fn(i % n_sets)
     n = min(max_reps, max(min_reps, int(rep_ms / est)))
     cpm = _cycles_per_ms() if hasattr(torch.cuda, "_sleep") else 0.0

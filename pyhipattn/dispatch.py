@@ -19,7 +19,7 @@ from .families.base import Problem
 from .plan import LaunchPlan
 
 #: Family modules under pyhipattn.families, in no particular order (PRIORITY decides).
-FAMILY_MODULES: tuple[str, ...] = ("asm_v3", "native_splitk", "wmma", "portable", "serve")
+FAMILY_MODULES: tuple[str, ...] = ("asm_v3", "native_splitk", "wmma", "hopper", "portable", "serve")
 
 #: Split counts the planner may choose (AITER's native split-K and FA2 go as far).
 MAX_SPLITS = 128

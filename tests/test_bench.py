@@ -63,14 +63,28 @@ def _report():
 
 
 def test_default_shapes_are_the_baseline_rows_in_order():
-    dims = [(s.tag, s.dims(), s.causal) for s in B.DEFAULT_SHAPES]
-    assert len(dims) == 35
+    dims = [(s.tag, s.dims(), s.causal) for s in B.DEFAULT_SHAPES][:35]
+    assert len(B.DEFAULT_SHAPES) == 41
     assert dims[0] == ("prefill", [32, 32, 32, 512, 512, 64], False)
     assert ("splitk", [1, 2, 2, 40000, 40000, 64], False) in dims
     assert ("decode", [16, 32, 8, 1, 32768, 128], False) in dims
     if BASELINE.exists():
         base = json.loads(BASELINE.read_text())["rows"]
         assert dims == [(r["tag"], r["shape"], r["causal"]) for r in base]
+
+
+def test_issue11_prefill_shapes_follow_the_baseline_rows():
+    """The seven shapes of issue 11's table are all in the default set, six of them appended
+    after the 35 baseline rows (the 16k d128 row is a baseline row already)."""
+    dims = [(tuple(s.dims()), s.causal) for s in B.DEFAULT_SHAPES]
+    issue = [((b, hq, hk, s, s, d), c) for b, hq, hk, s, d, c in (
+        (1, 32, 8, 8192, 128, True), (2, 64, 8, 4096, 128, True), (1, 16, 16, 16384, 128, False),
+        (32, 16, 16, 512, 64, False), (16, 12, 12, 1024, 64, False), (1, 16, 8, 4096, 256, True),
+        (4, 32, 32, 2048, 96, True))]
+    assert all(x in dims for x in issue)
+    assert dims[35:] == [x for x in issue if x != ((1, 16, 16, 16384, 16384, 128), False)]
+    assert all(s.tag == "prefill" for s in B.DEFAULT_SHAPES[35:])
+    assert len(set(dims)) == len(dims)
 
 
 def test_design_section_7_shapes_are_in_the_default_set():

@@ -7,8 +7,9 @@ Covers, for bf16 and fp16: the portable forward kernels (plain, masked, decode; 
 classes 64 / 128 / 256; varlen plain and masked with ragged and empty sequences), split-K
 folded by the last split (atomic arrival counters) and by the separate combine kernel; the native shared-logic cubins (producer with and without masks,
 decode and prefill tiles, split-K producer + combine; planned with ``native_splitk.plan`` as
-tests/gpu/test_native_shared_logic.py does, since dispatch never picks them on NVIDIA); and
-the common add kernel.  Shapes are small (odd lengths, sq > sk and sq < sk) so the sanitizers
+tests/gpu/test_native_shared_logic.py does, since dispatch never picks them on NVIDIA); the
+hopper kernels on sm_90a (forced with ``hopper.plan``, a 4-CTA persistent grid); and the common
+add kernel.  Shapes are small (odd lengths, sq > sk and sq < sk) so the sanitizers
 finish in minutes.  Every result is checked against the float64 reference, so a sweep that
 computes garbage fails even where the sanitizer sees nothing.  Exits 1 on any mismatch.
 """
@@ -25,7 +26,7 @@ sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..",
 import torch  # noqa: E402
 
 import pyhipattn  # noqa: E402
-from pyhipattn.families import native_splitk  # noqa: E402
+from pyhipattn.families import hopper, native_splitk  # noqa: E402
 from pyhipattn.families.base import Problem  # noqa: E402
 from pyhipattn.kernels_dir import kernels_dir  # noqa: E402
 from pyhipattn.reference import attention_ref, attention_varlen_ref, rel_error  # noqa: E402
@@ -106,6 +107,33 @@ def native(dtype) -> None:
             check(f"native {dn} d{d} b{b} sq{sq} sk{sk} h{hq}/{hk} causal={causal} splits={splits}", out, ref, dtype)
 
 
+def hopper_family(dtype) -> None:
+    """The hopper kernels (sm_90a only), forced: causal / not, GQA, ragged tails, sq > sk
+    (rows with no key), several tiles per CTA (a grid of 4 CTAs), LSE."""
+    info = get_backend().device_info(torch.cuda.current_device())
+    if info.arch != "sm_90a":
+        print(f"skip hopper: {info.arch} is not sm_90a")
+        return
+    dn = "bf16" if dtype == torch.bfloat16 else "fp16"
+    for d in hopper.HEAD_DIMS:
+        for b, sq, sk, hq, hk, causal in ((2, 200, 300, 4, 2, True), (1, 300, 130, 4, 1, False),
+                                          (1, 70, 33, 2, 2, True), (1, 1, 129, 8, 8, False)):
+            q, k, v = rand(b, sq, hq, d, dtype=dtype, seed=1), rand(b, sk, hk, d, dtype=dtype, seed=2), \
+                rand(b, sk, hk, d, dtype=dtype, seed=3)
+            out = torch.empty(b, sq, hq, d, device="cuda", dtype=dtype)
+            lse = torch.empty(b, hq, sq, device="cuda", dtype=torch.float32)
+            st = lambda t: tuple(t.stride()[:3])  # noqa: E731
+            p = Problem(b, sq, sk, hq, hk, d, d, dn, 1 / math.sqrt(d), causal=causal,
+                        window=(-1, 0) if causal else (-1, -1), return_lse=True, num_splits=1, q_strides=st(q),
+                        k_strides=st(k), v_strides=st(v), o_strides=st(out))
+            ptrs = dict(q=q.data_ptr(), k=k.data_ptr(), v=v.data_ptr(), out=out.data_ptr(), lse=lse.data_ptr())
+            for pl in hopper.plan(p, info.arch, 4, 1):
+                launch(pl.bind(ptrs), torch.cuda.current_stream().cuda_stream, torch.cuda.current_device())
+            torch.cuda.synchronize()
+            ref, _ = attention_ref(q, k, v, causal=causal)
+            check(f"hopper {dn} d{d} b{b} sq{sq} sk{sk} h{hq}/{hk} causal={causal}", out, ref, dtype)
+
+
 def common_add() -> None:
     info = get_backend().device_info(torch.cuda.current_device())
     path = kernels_dir() / info.arch / "common_add.cubin"
@@ -128,6 +156,7 @@ def main() -> int:
     for dtype in (torch.bfloat16, torch.float16):
         portable(dtype)
         native(dtype)
+        hopper_family(dtype)
     common_add()
     print(f"sanitize sweep: {len(FAILURES)} failure(s)" + (f": {FAILURES}" if FAILURES else ""))
     return 1 if FAILURES else 0

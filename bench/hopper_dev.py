@@ -1,0 +1,195 @@
+"""Check and time the hopper family on an H100 (issue 11's development script).
+
+    python3 bench/hopper_dev.py check [VARIANT_DIR ...]    # numerics vs the float64 reference
+    python3 bench/hopper_dev.py time  [VARIANT_DIR ...]    # TFLOP/s: hopper variants, portable, cuDNN, flash
+
+A VARIANT_DIR holds a ``hopper_fwd.cubin`` built with other options (same kernel names, same
+manifest layout); the shipped object (kernels/co/sm_90a) is the first variant, named "hopper".
+Timing uses pyhipattn.bench's gpu_time (median of event-timed calls over rotated input sets,
+the same method as ``pyhipattn bench``); TFLOP/s count causal as half.  Prints a table last.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+import time
+
+import torch
+
+from pyhipattn import bench, sweep, validate
+from pyhipattn.api import mha_fwd
+from pyhipattn.bench import Shape
+from pyhipattn.dlpack import view
+from pyhipattn.families import hopper
+from pyhipattn.prepared import prepare
+
+ARCH = "sm_90a"
+ISSUE_SHAPES = [  # (b, hq, hk, sq, sk, d, causal) of issue 11's table
+    (1, 32, 8, 8192, 8192, 128, True), (2, 64, 8, 4096, 4096, 128, True), (1, 16, 16, 16384, 16384, 128, False),
+    (32, 16, 16, 512, 512, 64, False), (16, 12, 12, 1024, 1024, 64, False),
+    (1, 16, 8, 4096, 4096, 256, True), (4, 32, 32, 2048, 2048, 96, True),
+]
+_PREP: dict = {}
+
+
+def hopper_prepared(q, k, v, causal: bool, lse: bool, cubin: str | None, persistent: bool = False):
+    key = (tuple(q.shape), tuple(q.stride()), tuple(k.shape), tuple(k.stride()), tuple(v.stride()), q.dtype,
+           causal, lse, cubin, persistent)
+    if key not in _PREP:
+        p = validate.batch_problem(view(q, argname="q"), view(k, argname="k"), view(v, argname="v"),
+                                   softmax_scale=None, causal=causal, window_size=(-1, -1), softcap=0.0,
+                                   return_lse=lse, num_splits=1)
+        plans = hopper.plan(p, ARCH, 132, 1)
+        if cubin:
+            man = os.path.join(os.path.dirname(cubin), "hopper_manifest.json")
+            shared = {}
+            if os.path.exists(man):
+                shared = {o["kernel"]: o["shared"] for o in json.load(open(man))["objects"]}
+            plans = [dataclasses.replace(pl, code_object=cubin, shared_mem=shared.get(pl.kernel, pl.shared_mem))
+                     for pl in plans]
+        if persistent:
+            plans = [dataclasses.replace(pl, grid=(min(pl.grid[0], 132), 1, 1)) for pl in plans]
+        _PREP[key] = prepare(plans, q.device.index)
+    return _PREP[key]
+
+
+def hopper_fwd(cubin: str | None = None):
+    """``mha_fwd(q, k, v, out=, causal=, return_lse=, ...) -> (out, lse)`` through the hopper kernels."""
+
+    def run(q, k, v, *, out=None, causal=False, window_size=(-1, -1), softcap=0.0, return_lse=True):
+        assert window_size == (-1, -1) and softcap == 0.0
+        b, sq, hq, d = q.shape
+        if out is None:
+            out = torch.empty_like(q)
+        lse = torch.full((b, hq, sq), float("nan"), device=q.device, dtype=torch.float32)
+        prep = hopper_prepared(q, k, v, causal, return_lse, cubin)
+        prep.launch({"q": q.data_ptr(), "k": k.data_ptr(), "v": v.data_ptr(), "out": out.data_ptr(),
+                     "lse": lse.data_ptr()}, torch.cuda.current_stream().cuda_stream)
+        return out, lse
+
+    return run
+
+
+def check(variants: list[str | None]) -> int:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "test_hopper_gpu", os.path.join(os.path.dirname(__file__), "..", "tests", "gpu", "test_hopper_gpu.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    cases = mod._TARGETED          # the GPU test's targeted cases
+    bad = 0
+    for cubin in variants:
+        name = cubin or "hopper"
+        for c in cases:
+            t0 = time.time()
+            try:
+                why = sweep.check_case(c, mha_fwd=hopper_fwd(cubin))
+            except Exception as e:
+                why = f"{type(e).__name__}: {e}"
+            torch.cuda.synchronize()
+            bad += why is not None
+            print(f"{name:28s} {sweep.case_id(c):44s} {'ok' if why is None else 'FAIL ' + why} ({time.time() - t0:.1f}s)",
+                  flush=True)
+        # strided inputs: q, k, v slices of one packed (b, s, 3, h, d) tensor
+        for d, causal in ((128, True), (64, False)):
+            qkv = torch.randn(2, 777, 3, 8, d, device="cuda", dtype=torch.bfloat16)
+            q, k, v = qkv.unbind(2)
+            out, lse = hopper_fwd(cubin)(q, k, v, causal=causal)
+            from pyhipattn.reference import attention_ref, rel_error
+            ref, ref_lse = attention_ref(q, k, v, causal=causal)
+            err = rel_error(out, ref)
+            lerr = float((lse.double() - ref_lse).abs().max())
+            ok = err < 1e-2 and lerr < 2e-3
+            bad += not ok
+            print(f"{name:28s} packed-qkv d{d} causal={causal}: rel err {err:.2e} lse err {lerr:.2e} "
+                  f"{'ok' if ok else 'FAIL'}", flush=True)
+    print(f"check: {bad} failures", flush=True)
+    return bad
+
+
+def time_shapes(variants: list[str | None], shapes: list[tuple], dtype: str = "bf16") -> list[dict]:
+    rows = []
+    l2 = torch.cuda.get_device_properties(0).L2_cache_size
+    for dims in shapes:
+        b, hq, hk, sq, sk, d, causal = dims
+        s = Shape(b, hq, hk, sq, sk, d, causal, "prefill")
+        flops = bench.attn_flops(b, hq, sq, sk, d, causal)
+        in_bytes = bench.attn_bytes(b, hq, hk, sq, sk, d) - 2 * b * sq * hq * d
+        n_sets = bench.rotation_sets(in_bytes, l2)
+        sets = bench.make_inputs(s, dtype, n_sets, seed=7)
+        outs = [torch.empty_like(x[0]) for x in sets]
+        impls = {}
+        if d in hopper.HEAD_DIMS:
+            for cubin in variants:
+                def f(i, cubin=cubin):
+                    q, k, v = sets[i]
+                    prep = hopper_prepared(q, k, v, causal, False, cubin)
+                    prep.launch({"q": q.data_ptr(), "k": k.data_ptr(), "v": v.data_ptr(), "out": outs[i].data_ptr()},
+                                torch.cuda.current_stream().cuda_stream)
+                impls[os.path.basename(os.path.dirname(cubin)) if cubin else "hopper"] = f
+            if causal:   # the default cubin on a persistent grid (one CTA per SM), for comparison
+                def g(i):
+                    q, k, v = sets[i]
+                    prep = hopper_prepared(q, k, v, causal, False, None, persistent=True)
+                    prep.launch({"q": q.data_ptr(), "k": k.data_ptr(), "v": v.data_ptr(), "out": outs[i].data_ptr()},
+                                torch.cuda.current_stream().cuda_stream)
+                impls["hopper_pgrid"] = g
+        impls["portable"] = lambda i: mha_fwd(*sets[i], causal=causal)
+        for peer in ("cudnn", "flash"):
+            call = bench._sdpa_call(peer, s)
+            impls[peer] = lambda i, call=call: call(*sets[i])
+        row = {"shape": list(dims)}
+        for name, f in impls.items():
+            try:
+                t = bench.gpu_time(f, n_sets, rep_ms=60.0, max_warmup=100)
+                row[name] = flops / (t["ms"] * 1e-3) / 1e12
+            except Exception as e:
+                row[name] = None
+                print(f"  {name} failed on {dims}: {type(e).__name__}: {str(e)[:200]}", flush=True)
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+        del sets, outs
+        torch.cuda.empty_cache()
+    return rows
+
+
+def table(rows: list[dict]) -> str:
+    names = [k for k in rows[0] if k != "shape"]
+    lines = ["| shape (b,hq,hk,sq,sk,d,causal) | " + " | ".join(names) + " | best hopper / cuDNN |",
+             "|---|" + "---|" * (len(names) + 1)]
+    for r in rows:
+        hop = [r[n] for n in names if n.startswith(("hopper", "v_")) and r.get(n)]
+        ratio = f"{max(hop) / r['cudnn']:.2f}" if hop and r.get("cudnn") else "-"
+        lines.append(f"| {r['shape']} | " + " | ".join(f"{r[n]:.0f}" if r.get(n) else "-" for n in names)
+                     + f" | {ratio} |")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    mode = sys.argv[1]
+    variants: list[str | None] = [None] + [os.path.join(p, "hopper_fwd.cubin") for p in sys.argv[2:]]
+    print(torch.cuda.get_device_name(), torch.__version__, flush=True)
+    if mode == "check":
+        return 1 if check(variants) else 0
+    shapes = list(ISSUE_SHAPES)
+    for d, h in ((64, 32), (128, 16)):
+        for sq in (512, 1024, 2048, 4096, 8192, 16384):
+            for causal in (False, True):
+                shapes.append((16384 // sq, h, h, sq, sq, d, causal))
+    if mode == "time-quick":
+        shapes = shapes[:5] + [(4, 32, 32, 4096, 4096, 64, False), (4, 16, 16, 4096, 4096, 128, True)]
+    rows = time_shapes(variants, shapes)
+    out = os.environ.get("OUT")
+    if out:
+        with open(os.path.join(out, "hopper_time.json"), "w") as fh:
+            json.dump(rows, fh, indent=1)
+    print(table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,193 @@
+/* hopper_sanitize.c: the hopper kernels on small problems, checked against a float64 CPU
+ * reference, with no framework in the process -- so compute-sanitizer starts in seconds.
+ *
+ *   gcc -O2 -I kernels/src/hopper -o /tmp/hopper_sanitize bench/hopper_sanitize.c -ldl -lm
+ *   /tmp/hopper_sanitize kernels/co/sm_90a/hopper_fwd.cubin <shared d64> <shared d128>
+ *   compute-sanitizer --tool memcheck|racecheck|synccheck /tmp/hopper_sanitize ...
+ *
+ * The shared-memory sizes are the manifest's ("shared" of fwd_bf16_d64 / fwd_bf16_d128).  Cases
+ * (bf16): causal and not, GQA / MQA, ragged tails, sq > sk causal (rows with no key), a small
+ * persistent grid (3 CTAs for many tiles).  Exit 0 when every case is within 1e-2 relative
+ * Frobenius error and every LSE within 2e-3.  The driver is opened with dlopen (no CUDA
+ * toolkit needed to build).
+ */
+#include <dlfcn.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hopper_args.h"
+
+typedef int CUresult;
+typedef int CUdevice;
+typedef void* CUcontext;
+typedef void* CUmodule;
+typedef void* CUfunction;
+typedef unsigned long long CUdeviceptr;
+
+static CUresult (*cuInit)(unsigned);
+static CUresult (*cuDeviceGet)(CUdevice*, int);
+static CUresult (*cuDevicePrimaryCtxRetain)(CUcontext*, CUdevice);
+static CUresult (*cuCtxSetCurrent)(CUcontext);
+static CUresult (*cuModuleLoad)(CUmodule*, const char*);
+static CUresult (*cuModuleGetFunction)(CUfunction*, CUmodule, const char*);
+static CUresult (*cuFuncSetAttribute)(CUfunction, int, int);
+static CUresult (*cuMemAlloc)(CUdeviceptr*, size_t);
+static CUresult (*cuMemFree)(CUdeviceptr);
+static CUresult (*cuMemcpyHtoD)(CUdeviceptr, const void*, size_t);
+static CUresult (*cuMemcpyDtoH)(void*, CUdeviceptr, size_t);
+static CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                  void*, void**, void**);
+static CUresult (*cuCtxSynchronize)(void);
+
+#define CK(x)                                                                     \
+    do {                                                                          \
+        CUresult r_ = (x);                                                        \
+        if (r_) { fprintf(stderr, "%s failed: %d (line %d)\n", #x, r_, __LINE__); exit(2); } \
+    } while (0)
+
+static void* sym(void* lib, const char* name) {
+    void* p = dlsym(lib, name);
+    if (!p) { fprintf(stderr, "libcuda has no %s\n", name); exit(2); }
+    return p;
+}
+
+static uint16_t to_bf16(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    u += 0x7fff + ((u >> 16) & 1);
+    return (uint16_t)(u >> 16);
+}
+static float from_bf16(uint16_t h) {
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+static float randn(uint64_t* s) {
+    double u1, u2;
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull; u1 = ((*s >> 11) + 1.0) / 9007199254740994.0;
+    *s = *s * 6364136223846793005ull + 1442695040888963407ull; u2 = ((*s >> 11) + 0.5) / 9007199254740992.0;
+    return (float)(sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2));
+}
+
+static int run_case(CUfunction fn, int shared, int b, int sq, int sk, int hq, int hk, int d, int causal, int grid_cap) {
+    const int bm = 128;
+    size_t nq = (size_t)b * sq * hq * d, nk = (size_t)b * sk * hk * d;
+    uint16_t *q = malloc(nq * 2), *k = malloc(nk * 2), *v = malloc(nk * 2), *o = malloc(nq * 2);
+    float* lse = malloc((size_t)b * hq * sq * 4);
+    uint64_t seed = 1234 + sq * 7 + sk * 13 + d;
+    for (size_t i = 0; i < nq; ++i) q[i] = to_bf16(randn(&seed));
+    for (size_t i = 0; i < nk; ++i) k[i] = to_bf16(randn(&seed));
+    for (size_t i = 0; i < nk; ++i) v[i] = to_bf16(randn(&seed));
+    CUdeviceptr dq, dk, dv, dout, dl;
+    CK(cuMemAlloc(&dq, nq * 2)); CK(cuMemAlloc(&dk, nk * 2)); CK(cuMemAlloc(&dv, nk * 2));
+    CK(cuMemAlloc(&dout, nq * 2)); CK(cuMemAlloc(&dl, (size_t)b * hq * sq * 4));
+    CK(cuMemcpyHtoD(dq, q, nq * 2)); CK(cuMemcpyHtoD(dk, k, nk * 2)); CK(cuMemcpyHtoD(dv, v, nk * 2));
+    struct hopper_fwd_args a;
+    memset(&a, 0, sizeof a);
+    a.q = dq; a.k = dk; a.v = dv; a.out = dout; a.lse = dl;
+    a.q_batch_stride = (int64_t)sq * hq * d; a.q_seq_stride = hq * d; a.q_head_stride = d;
+    a.k_batch_stride = (int64_t)sk * hk * d; a.k_seq_stride = hk * d; a.k_head_stride = d;
+    a.v_batch_stride = a.k_batch_stride; a.v_seq_stride = a.k_seq_stride; a.v_head_stride = d;
+    a.o_batch_stride = a.q_batch_stride; a.o_seq_stride = a.q_seq_stride; a.o_head_stride = d;
+    a.seqlen_q = sq; a.seqlen_k = sk; a.heads_q = hq; a.group = hq / hk; a.batch = b;
+    a.m_blocks = (sq + bm - 1) / bm; a.causal = causal;
+    const double scale = 1.0 / sqrt((double)d);
+    a.scale_log2 = (float)(scale * 1.4426950408889634);
+    int tiles = a.m_blocks * hq * b;
+    unsigned grid = (unsigned)(tiles < grid_cap ? tiles : grid_cap);
+    void* params[] = {&a};
+    CK(cuLaunchKernel(fn, grid, 1, 1, 384, 1, 1, (unsigned)shared, 0, params, 0));
+    CK(cuCtxSynchronize());
+    CK(cuMemcpyDtoH(o, dout, nq * 2));
+    CK(cuMemcpyDtoH(lse, dl, (size_t)b * hq * sq * 4));
+    double num = 0, den = 0, lerr = 0;
+    double* p = malloc(sizeof(double) * sk);
+    for (int bi = 0; bi < b; ++bi)
+        for (int h = 0; h < hq; ++h)
+            for (int i = 0; i < sq; ++i) {
+                const uint16_t* qi = q + (((size_t)bi * sq + i) * hq + h) * d;
+                double m = -INFINITY, l = 0;
+                for (int j = 0; j < sk; ++j) {
+                    p[j] = -INFINITY;
+                    if (causal && j > i + sk - sq) continue;
+                    const uint16_t* kj = k + (((size_t)bi * sk + j) * hk + h / (hq / hk)) * d;
+                    double s = 0;
+                    for (int c = 0; c < d; ++c) s += (double)from_bf16(qi[c]) * from_bf16(kj[c]);
+                    p[j] = s * scale;
+                    if (p[j] > m) m = p[j];
+                }
+                for (int j = 0; j < sk; ++j) l += p[j] == -INFINITY ? 0 : exp(p[j] - m);
+                double ref_lse = l > 0 ? m + log(l) : -INFINITY;
+                float got_lse = lse[((size_t)bi * hq + h) * sq + i];
+                if (isinf(ref_lse) != isinf((double)got_lse) || (!isinf(ref_lse) && fabs(got_lse - ref_lse) > lerr))
+                    lerr = isinf(ref_lse) != isinf((double)got_lse) ? INFINITY : fabs(got_lse - ref_lse);
+                for (int c = 0; c < d; ++c) {
+                    double acc = 0;
+                    for (int j = 0; j < sk && l > 0; ++j) {
+                        if (p[j] == -INFINITY) continue;
+                        acc += exp(p[j] - m) / l * from_bf16(v[(((size_t)bi * sk + j) * hk + h / (hq / hk)) * d + c]);
+                    }
+                    double got = from_bf16(o[(((size_t)bi * sq + i) * hq + h) * d + c]);
+                    num += (got - acc) * (got - acc);
+                    den += acc * acc;
+                }
+            }
+    double err = sqrt(num / (den > 0 ? den : 1));
+    int ok = err <= 1e-2 && lerr <= 2e-3;
+    printf("%s b%d sq%d sk%d h%d/%d d%d causal=%d grid=%u: rel err %.2e, lse err %.2e\n", ok ? "ok  " : "FAIL", b, sq,
+           sk, hq, hk, d, causal, grid, err, lerr);
+    CK(cuMemFree(dq)); CK(cuMemFree(dk)); CK(cuMemFree(dv)); CK(cuMemFree(dout)); CK(cuMemFree(dl));
+    free(q); free(k); free(v); free(o); free(lse); free(p);
+    return ok;
+}
+
+int main(int argc, char** argv) {
+    if (argc != 4) {
+        fprintf(stderr, "usage: %s hopper_fwd.cubin <shared d64> <shared d128>\n", argv[0]);
+        return 2;
+    }
+    void* lib = dlopen("libcuda.so.1", RTLD_NOW);
+    if (!lib) { fprintf(stderr, "no libcuda.so.1: %s\n", dlerror()); return 2; }
+    *(void**)&cuInit = sym(lib, "cuInit");
+    *(void**)&cuDeviceGet = sym(lib, "cuDeviceGet");
+    *(void**)&cuDevicePrimaryCtxRetain = sym(lib, "cuDevicePrimaryCtxRetain");
+    *(void**)&cuCtxSetCurrent = sym(lib, "cuCtxSetCurrent");
+    *(void**)&cuModuleLoad = sym(lib, "cuModuleLoad");
+    *(void**)&cuModuleGetFunction = sym(lib, "cuModuleGetFunction");
+    *(void**)&cuFuncSetAttribute = sym(lib, "cuFuncSetAttribute");
+    *(void**)&cuMemAlloc = sym(lib, "cuMemAlloc_v2");
+    *(void**)&cuMemFree = sym(lib, "cuMemFree_v2");
+    *(void**)&cuMemcpyHtoD = sym(lib, "cuMemcpyHtoD_v2");
+    *(void**)&cuMemcpyDtoH = sym(lib, "cuMemcpyDtoH_v2");
+    *(void**)&cuLaunchKernel = sym(lib, "cuLaunchKernel");
+    *(void**)&cuCtxSynchronize = sym(lib, "cuCtxSynchronize");
+    CUdevice dev;
+    CUcontext ctx;
+    CUmodule mod;
+    CK(cuInit(0));
+    CK(cuDeviceGet(&dev, 0));
+    CK(cuDevicePrimaryCtxRetain(&ctx, dev));
+    CK(cuCtxSetCurrent(ctx));
+    CK(cuModuleLoad(&mod, argv[1]));
+    const int shared[2] = {atoi(argv[2]), atoi(argv[3])};
+    const char* names[2] = {"hopper_fwd_bf16_d64", "hopper_fwd_bf16_d128"};
+    const int dims[2] = {64, 128};
+    int bad = 0;
+    for (int i = 0; i < 2; ++i) {
+        CUfunction fn;
+        CK(cuModuleGetFunction(&fn, mod, names[i]));
+        CK(cuFuncSetAttribute(fn, 8 /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */, shared[i]));
+        const int d = dims[i];
+        bad += !run_case(fn, shared[i], 2, 200, 300, 4, 2, d, 1, 1 << 30);
+        bad += !run_case(fn, shared[i], 1, 300, 130, 4, 1, d, 0, 3);
+        bad += !run_case(fn, shared[i], 1, 70, 33, 2, 2, d, 1, 1 << 30);
+        bad += !run_case(fn, shared[i], 1, 1, 129, 8, 8, d, 0, 2);
+        bad += !run_case(fn, shared[i], 1, 260, 260, 2, 1, d, 0, 1);
+    }
+    printf("hopper sanitize cases: %d failure(s)\n", bad);
+    return bad ? 1 : 0;
+}

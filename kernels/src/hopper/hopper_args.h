@@ -1,0 +1,50 @@
+// hopper_args.h: the kernarg struct of the hopper attention kernels (sm_90a, wgmma).
+//
+// Declared once, here, for the kernels (hopper_fwd.cu takes it by value as a
+// __grid_constant__ parameter) and for Python (pyhipattn.kernargs.layout_from_header reads
+// the region between the markers).  Convention: kernels/src/common/pyhipattn_kernargs.h --
+// fixed-width fields, natural alignment, device addresses as uint64_t, strides in elements.
+#pragma once
+
+#include <stdint.h>
+
+// pyhipattn:begin
+
+// Forward, one launch per call: grid (G, 1, 1), CTA i runs tiles i, i + G, ... of tiles =
+// m_blocks * heads_q * batch (G = min(tiles, SMs): persistent, or G = tiles).  A tile is
+// (batch b, q head h, block_m query rows m_block); block_m (64 per consumer warpgroup) and the
+// threads per CTA ((consumer warpgroups + 1) * 128) are each kernel's, in the manifest.
+//   causal == 0: m_block fastest, then h, then b
+//   causal == 1: the row blocks that see the most keys first (m_block = m_blocks - 1 - t /
+//                (heads_q * batch)), then h, then b
+// Causal masks are bottom-right aligned (FlashAttention >= 2.1): query i sees keys
+// j <= i + seqlen_k - seqlen_q.  Rows that see no key get out 0 and lse -inf.
+struct hopper_fwd_args {
+    uint64_t q;             // bf16/fp16 (B, Sq, Hq, D), strides below; 16-byte aligned
+    uint64_t k;             // (B, Sk, Hk, D)
+    uint64_t v;             // (B, Sk, Hk, D)
+    uint64_t out;           // (B, Sq, Hq, D)
+    uint64_t lse;           // fp32 (B, Hq, Sq) contiguous, natural log; 0 = not wanted
+    int64_t q_batch_stride;
+    int64_t q_seq_stride;
+    int64_t q_head_stride;
+    int64_t k_batch_stride;
+    int64_t k_seq_stride;
+    int64_t k_head_stride;
+    int64_t v_batch_stride;
+    int64_t v_seq_stride;
+    int64_t v_head_stride;
+    int64_t o_batch_stride;
+    int64_t o_seq_stride;
+    int64_t o_head_stride;
+    int32_t seqlen_q;
+    int32_t seqlen_k;
+    int32_t heads_q;
+    int32_t group;          // heads_q / heads_k (GQA / MQA)
+    int32_t m_blocks;       // ceil(seqlen_q / block_m)
+    int32_t causal;         // 0 / 1
+    float scale_log2;       // softmax_scale * log2(e)
+    int32_t batch;
+};
+
+// pyhipattn:end

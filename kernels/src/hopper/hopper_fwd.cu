@@ -1,0 +1,504 @@
+// hopper_fwd.cu: attention forward for sm_90a (H100 / H200) with wgmma and warp specialisation.
+//
+// One CTA = one producer warpgroup + NWG consumer warpgroups ((NWG + 1) * 128 threads), running
+// tiles of BM = 64 * NWG query rows of one (batch, q head) in a persistent loop (tile order:
+// hopper_args.h); each consumer warpgroup owns 64 rows of a tile.  NWG = 2 (d128), and 2 or 3
+// (d64, HOPPER_NWG_D64): the manifest records each kernel's block_m and threads.
+//
+//   producer  (warpgroup 0, setmaxnreg 40 / 32): cp.async 16-byte copies of each tile's Q (once the
+//             consumers have finished the previous tile's QK^T: q_empty), then K and V
+//             tiles (BN keys) into a STAGES-deep ring in shared memory, 128B-swizzled as wgmma
+//             reads them; each thread's copies arrive on the tile's "full" mbarrier when they
+//             land (cp.async.mbarrier.arrive.noinc), and it waits on the "empty" mbarrier
+//             before reusing a slot.  Rows past seqlen are zero-filled (src-size 0).
+//   consumers (warpgroups 1.., setmaxnreg 232 / 160): S = Q K^T with wgmma (A and B from shared
+//             memory), online softmax in registers (exp2, bottom-right causal / tail masks
+//             only on the blocks that need them), P converted to bf16/fp16 A fragments in
+//             registers, O += P V with wgmma (A from registers, V read N-major: transposed).
+//             Intra-warpgroup overlap: the QK^T of block j and the PV of block j+1 (blocks
+//             run from the last key block down) are in flight while the softmax of block j
+//             waits only for its own GEMM.  Ping-pong (HOPPER_PINGPONG): the warpgroups take
+//             turns issuing their GEMMs (named barriers, round robin), one's softmax under the
+//             others' GEMMs.
+//   epilogue: O / l stored straight from the accumulators (4-byte stores), LSE (natural log)
+//             when asked; the producer already loads the next tile meanwhile.
+//
+// Kernel arguments: hopper_fwd_args (hopper_args.h), by value.  Requirements the planner
+// checks or documents: head_dim == head_dim_v == D of the kernel, strides multiples of 8
+// elements, q/k/v/out 16-byte aligned, heads_q % heads_k == 0, softmax_scale > 0.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+
+#include "hopper_args.h"
+#include "wgmma_ops.h"
+
+#ifndef HOPPER_STAGES_D128
+#define HOPPER_STAGES_D128 2
+#endif
+#ifndef HOPPER_PINGPONG
+#define HOPPER_PINGPONG 1
+#endif
+#ifndef HOPPER_NWG_D64
+#define HOPPER_NWG_D64 2
+#endif
+#ifndef HOPPER_STAGES_D64
+#define HOPPER_STAGES_D64 3
+#endif
+
+namespace {
+
+constexpr int WG_ROWS = 64;
+constexpr float NEG_INF = -__builtin_huge_valf();
+constexpr float LN2 = 0.6931471805599453f;
+
+// ------------------------------------------------------------------ PTX helpers
+
+__device__ __forceinline__ uint32_t smem_u32(const void* p) {
+    return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+}
+
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
+    asm volatile(
+        "{\n.reg .pred P1;\nLAB_WAIT:\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 P1, [%0], %1;\n"
+        "@P1 bra DONE;\nbra LAB_WAIT;\nDONE:\n}\n" ::"r"(bar),
+        "r"(parity)
+        : "memory");
+}
+
+__device__ __forceinline__ void mbar_arrive(uint32_t bar) {
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(bar) : "memory");
+}
+
+// Arrive on ``bar`` once every cp.async this thread issued so far has landed.
+__device__ __forceinline__ void cp_async_arrive(uint32_t bar) {
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(bar) : "memory");
+}
+
+// 16 bytes global -> shared; src_bytes 0 writes zeros (rows past the sequence).
+__device__ __forceinline__ void cp_async16(uint32_t dst, const void* src, uint32_t src_bytes) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
+}
+
+// Consumers run this after an mbarrier wait and before wgmma reads the tile: cp.async wrote it
+// through the generic proxy, wgmma reads through the async proxy.
+__device__ __forceinline__ void fence_proxy_async() {
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void wgmma_wait() {
+    asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+}
+
+template <int N>
+__device__ __forceinline__ void reg_fence(float (&r)[N]) {
+#pragma unroll
+    for (int i = 0; i < N; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+
+__device__ __forceinline__ void named_sync(int id, int threads) {
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
+}
+
+__device__ __forceinline__ float ex2(float x) {
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+}
+
+// wgmma shared-memory descriptors, 128-byte swizzle (tiles 1024-byte aligned):
+// K-major (Q, K): rows of 128 bytes, 8-row groups 1024 bytes apart (SBO); LBO unused.
+__device__ __forceinline__ uint64_t desc_k_major(uint32_t addr) {
+    return (uint64_t)((addr & 0x3FFFF) >> 4) | ((uint64_t)1 << 16) | ((uint64_t)(1024 >> 4) << 32) |
+           ((uint64_t)1 << 62);
+}
+// N-major (V read transposed): 64-element atoms along N are ``atom_bytes`` apart (LBO),
+// 8-key groups along K 1024 bytes apart (SBO).
+__device__ __forceinline__ uint64_t desc_n_major(uint32_t addr, uint32_t atom_bytes) {
+    return (uint64_t)((addr & 0x3FFFF) >> 4) | ((uint64_t)(atom_bytes >> 4) << 16) |
+           ((uint64_t)(1024 >> 4) << 32) | ((uint64_t)1 << 62);
+}
+
+// ------------------------------------------------------------------ element types
+
+// BF16: bf16 inputs, else fp16 (the wgmma wrappers and the P / O conversions follow it).
+template <bool BF16>
+struct Elem {
+    static constexpr bool bf16 = BF16;
+    __device__ static __forceinline__ uint32_t pack(float a, float b) {
+        uint32_t r;
+        if constexpr (BF16) {
+            __nv_bfloat162 h = __floats2bfloat162_rn(a, b);
+            r = *reinterpret_cast<uint32_t*>(&h);
+        } else {
+            __half2 h = __floats2half2_rn(a, b);
+            r = *reinterpret_cast<uint32_t*>(&h);
+        }
+        return r;
+    }
+};
+using Bf16 = Elem<true>;
+using Fp16 = Elem<false>;
+
+__device__ __forceinline__ int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+// ------------------------------------------------------------------ producer
+
+// Copy ``ROWS`` rows of D elements (rows row0.., valid below ``limit``) into a swizzled tile:
+// [D / 64 atoms][ROWS][128 bytes], 16-byte chunk c of row r at chunk (c ^ (r & 7)).
+template <int D, int ROWS>
+__device__ __forceinline__ void load_tile(uint32_t tile, const uint16_t* base, int64_t row_stride, int row0,
+                                          int limit, int ptid) {
+    constexpr int CPR = D / 8;            // 16-byte chunks per row
+    constexpr int RPP = 128 / CPR;        // rows per pass of 128 threads
+    static_assert(RPP % 8 == 0, "rows per pass must keep the swizzle phase");
+    const int c = ptid % CPR;
+    const int r0 = ptid / CPR;
+    const uint32_t dst0 = tile + (c / 8) * (ROWS * 128) + r0 * 128 + (((c % 8) ^ (r0 & 7)) << 4);
+    const uint16_t* src = base + (int64_t)(row0 + r0) * row_stride + c * 8;
+    const int64_t step = (int64_t)RPP * row_stride;
+    int g = row0 + r0;
+#pragma unroll 4
+    for (int i = 0; i < ROWS / RPP; ++i) {
+        const bool ok = g < limit;
+        cp_async16(dst0 + i * RPP * 128, ok ? src : base, ok ? 16u : 0u);
+        src += step;
+        g += RPP;
+    }
+}
+
+// ------------------------------------------------------------------ the kernel body
+
+template <class E, int D, int BN, int STAGES, int NWG>
+__device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
+    static_assert(NWG == 2 || NWG == 3, "two or three consumer warpgroups");
+    constexpr int BM = 64 * NWG;
+    static_assert(D == 64 || D == 128, "head dim 64 or 128");
+    static_assert(BN == 64 || BN == 128, "key block 64 or 128");
+    constexpr int Q_BYTES = BM * D * 2;
+    constexpr int KV_BYTES = BN * D * 2;
+    extern __shared__ __align__(1024) uint8_t smem_raw[];
+    const uint32_t raw = smem_u32(smem_raw);
+    {
+        uint32_t dyn;
+        asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(dyn));
+        if (dyn < (uint32_t)(Q_BYTES + 2 * STAGES * KV_BYTES + 8 * (2 + 4 * STAGES)) + ((1024u - (raw & 1023u)) & 1023u))
+            __trap();   // launched with less dynamic shared memory than this layout needs
+    }
+    const uint32_t s_base = (raw + 1023u) & ~1023u;
+    const uint32_t sQ = s_base;
+    const uint32_t sK = sQ + Q_BYTES;
+    const uint32_t sV = sK + STAGES * KV_BYTES;
+    const uint32_t bars = sV + STAGES * KV_BYTES;
+    const uint32_t q_full = bars, q_empty = bars + 8;
+    auto k_full = [&](int s) { return bars + 8 * (2 + s); };
+    auto k_empty = [&](int s) { return bars + 8 * (2 + STAGES + s); };
+    auto v_full = [&](int s) { return bars + 8 * (2 + 2 * STAGES + s); };
+    auto v_empty = [&](int s) { return bars + 8 * (2 + 3 * STAGES + s); };
+
+    const int warpgroup = threadIdx.x / 128;
+    const int tid = threadIdx.x % 128;
+    const int sq = a.seqlen_q, sk = a.seqlen_k;
+    const int per_m = a.heads_q * a.batch;
+    const int num_tiles = a.m_blocks * per_m;
+
+    // Tile t -> (m_block, h, b).  Causal: the row blocks that see the most keys first (t / per_m
+    // counts down from the last block); otherwise m_block fastest, so the CTAs running at once
+    // share one head's K / V in L2.
+    auto decode = [&](int t, int& m_block, int& h, int& b) {
+        if (a.causal) {
+            m_block = a.m_blocks - 1 - t / per_m;
+            const int r = t % per_m;
+            h = r % a.heads_q;
+            b = r / a.heads_q;
+        } else {
+            m_block = t % a.m_blocks;
+            const int r = t / a.m_blocks;
+            h = r % a.heads_q;
+            b = r / a.heads_q;
+        }
+    };
+    // key blocks [0, n_max) of a row block; blocks >= n_unmasked need the causal / tail mask
+    auto key_blocks = [&](int m0, int& n_max, int& n_unmasked) {
+        n_max = ceil_div(sk, BN);
+        n_unmasked = sk / BN;
+        if (a.causal) {
+            const int lim = min(m0 + BM, sq) + sk - sq;       // keys < lim are visible to some row
+            n_max = min(n_max, lim <= 0 ? 0 : ceil_div(lim, BN));
+            const int first = m0 + sk - sq + 1;               // keys < first are visible to every row
+            n_unmasked = min(n_unmasked, first <= 0 ? 0 : first / BN);
+        }
+    };
+
+    if (threadIdx.x == 0) {
+        mbar_init(q_full, 128);
+        mbar_init(q_empty, 4 * NWG);      // lane 0 of each consumer warp
+        for (int s = 0; s < STAGES; ++s) {
+            mbar_init(k_full(s), 128);
+            mbar_init(v_full(s), 128);
+            mbar_init(k_empty(s), 4 * NWG);
+            mbar_init(v_empty(s), 4 * NWG);
+        }
+    }
+    __syncthreads();
+
+    if (warpgroup == 0) {
+        // ---------------- producer: Q of each tile, then its K / V blocks, last block first
+        // registers (of 65536): 128 * 40 + 256 * 232 (NWG 2), 128 * 32 + 384 * 160 (NWG 3)
+        if constexpr (NWG == 2) asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
+        else asm volatile("setmaxnreg.dec.sync.aligned.u32 32;\n" ::: "memory");
+        int stage = 0;
+        uint32_t phase = 0, q_phase = 0;
+        for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
+            int m_block, h, b, n_max, n_unmasked;
+            decode(t, m_block, h, b);
+            key_blocks(m_block * BM, n_max, n_unmasked);
+            if (n_max <= 0) continue;
+            const int hk = h / a.group;
+            const uint16_t* q = reinterpret_cast<const uint16_t*>(a.q) + b * a.q_batch_stride + h * a.q_head_stride;
+            const uint16_t* k = reinterpret_cast<const uint16_t*>(a.k) + b * a.k_batch_stride + hk * a.k_head_stride;
+            const uint16_t* v = reinterpret_cast<const uint16_t*>(a.v) + b * a.v_batch_stride + hk * a.v_head_stride;
+            mbar_wait(q_empty, q_phase ^ 1);
+            load_tile<D, BM>(sQ, q, a.q_seq_stride, m_block * BM, sq, tid);
+            cp_async_arrive(q_full);
+            q_phase ^= 1;
+            for (int n = n_max - 1; n >= 0; --n) {
+                mbar_wait(k_empty(stage), phase ^ 1);
+                load_tile<D, BN>(sK + stage * KV_BYTES, k, a.k_seq_stride, n * BN, sk, tid);
+                cp_async_arrive(k_full(stage));
+                mbar_wait(v_empty(stage), phase ^ 1);
+                load_tile<D, BN>(sV + stage * KV_BYTES, v, a.v_seq_stride, n * BN, sk, tid);
+                cp_async_arrive(v_full(stage));
+                if (++stage == STAGES) { stage = 0; phase ^= 1; }
+            }
+        }
+        return;
+    }
+
+    // ---------------- consumers
+    if constexpr (NWG == 2) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
+    else asm volatile("setmaxnreg.inc.sync.aligned.u32 160;\n" ::: "memory");
+    const int wg = warpgroup - 1;
+    const int warp = tid / 32, lane = tid % 32;
+    const int row_local = warp * 16 + lane / 4;                 // and row_local + 8
+    const float sl2 = a.scale_log2;
+    const uint32_t q_rows = sQ + wg * WG_ROWS * 128;
+
+    // Ping-pong (HOPPER_PINGPONG): the two consumer warpgroups take turns issuing their GEMMs
+    // (named barriers 1 and 2), so one's softmax runs while the other's GEMMs use the tensor cores.
+    auto sched_sync = [&]() {
+        if (HOPPER_PINGPONG) named_sync(1 + wg, 256);
+    };
+    auto sched_arrive = [&]() {
+        if (HOPPER_PINGPONG) asm volatile("bar.arrive %0, 256;" ::"r"(1 + (wg + 1) % NWG) : "memory");
+    };
+    if (wg == NWG - 1) sched_arrive();                           // warpgroup 0 goes first
+
+    float s[BN / 2];
+    float o[D / 2];
+    uint32_t p[BN / 4];
+    int kst = 0;
+    uint32_t kph = 0, q_phase = 0;
+
+    for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
+        int m_block, h, b, n_max, n_unmasked;
+        decode(t, m_block, h, b);
+        const int m0 = m_block * BM;
+        key_blocks(m0, n_max, n_unmasked);
+        const int row0 = m0 + wg * WG_ROWS + row_local, row1 = row0 + 8;
+        float* lse_ptr = a.lse ? reinterpret_cast<float*>(a.lse) + ((int64_t)b * a.heads_q + h) * sq : nullptr;
+        uint16_t* out = reinterpret_cast<uint16_t*>(a.out) + b * a.o_batch_stride + h * a.o_head_stride;
+
+        if (n_max <= 0) {
+            // no key is visible to any row of this block: out 0, lse -inf
+            constexpr int CPR = D / 8, RPP = 128 / CPR;
+            for (int r = tid / CPR; r < WG_ROWS; r += RPP) {
+                const int g = m0 + wg * WG_ROWS + r;
+                if (g < sq)
+                    *reinterpret_cast<uint4*>(out + (int64_t)g * a.o_seq_stride + (tid % CPR) * 8) = make_uint4(0, 0, 0, 0);
+            }
+            if (lse_ptr && lane % 4 == 0) {
+                if (row0 < sq) lse_ptr[row0] = NEG_INF;
+                if (row1 < sq) lse_ptr[row1] = NEG_INF;
+            }
+            continue;
+        }
+
+#pragma unroll
+        for (int i = 0; i < D / 2; ++i) o[i] = 0.f;
+        float mx0 = NEG_INF, mx1 = NEG_INF, l0 = 0.f, l1 = 0.f;
+
+        auto issue_qk = [&](uint32_t k_tile) {
+            wgmma_fence();
+#pragma unroll
+            for (int kk = 0; kk < D / 16; ++kk) {
+                const uint32_t off = (kk % 4) * 32;     // 16 elements = 32 bytes along K
+                const uint64_t da = desc_k_major(q_rows + (kk / 4) * (BM * 128) + off);
+                const uint64_t db = desc_k_major(k_tile + (kk / 4) * (BN * 128) + off);
+                wgmma_ss<E::bf16, BN>(s, da, db, kk > 0 ? 1 : 0);
+            }
+            wgmma_commit();
+        };
+        auto issue_pv = [&](uint32_t v_tile) {
+            wgmma_fence();
+#pragma unroll
+            for (int kk = 0; kk < BN / 16; ++kk) {
+                const uint32_t frag[4] = {p[4 * kk], p[4 * kk + 1], p[4 * kk + 2], p[4 * kk + 3]};
+                wgmma_rs<E::bf16, D>(o, frag, desc_n_major(v_tile + kk * 16 * 128, BN * 128));
+            }
+            wgmma_commit();
+        };
+        // online softmax of s (raw scores) for key block n; the rescale factors of O
+        auto softmax = [&](int n, bool masked, float& alpha0, float& alpha1) {
+            if (masked) {
+                int lim0 = sk, lim1 = sk;
+                if (a.causal) {
+                    lim0 = min(sk, row0 + sk - sq + 1);
+                    lim1 = min(sk, row1 + sk - sq + 1);
+                }
+                const int c0 = n * BN + 2 * (lane % 4);
+#pragma unroll
+                for (int i = 0; i < BN / 8; ++i) {
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        const int col = c0 + 8 * i + e;
+                        if (col >= lim0) s[4 * i + e] = NEG_INF;
+                        if (col >= lim1) s[4 * i + 2 + e] = NEG_INF;
+                    }
+                }
+            }
+            float b0 = mx0, b1 = mx1;
+#pragma unroll
+            for (int i = 0; i < BN / 8; ++i) {
+                b0 = fmaxf(b0, fmaxf(s[4 * i], s[4 * i + 1]));
+                b1 = fmaxf(b1, fmaxf(s[4 * i + 2], s[4 * i + 3]));
+            }
+            b0 = fmaxf(b0, __shfl_xor_sync(0xffffffffu, b0, 1));
+            b0 = fmaxf(b0, __shfl_xor_sync(0xffffffffu, b0, 2));
+            b1 = fmaxf(b1, __shfl_xor_sync(0xffffffffu, b1, 1));
+            b1 = fmaxf(b1, __shfl_xor_sync(0xffffffffu, b1, 2));
+            const float ms0 = b0 == NEG_INF ? 0.f : b0 * sl2;
+            const float ms1 = b1 == NEG_INF ? 0.f : b1 * sl2;
+            alpha0 = ex2(mx0 * sl2 - ms0);
+            alpha1 = ex2(mx1 * sl2 - ms1);
+            mx0 = b0;
+            mx1 = b1;
+            float t0 = 0.f, t1 = 0.f;
+#pragma unroll
+            for (int i = 0; i < BN / 8; ++i) {
+                s[4 * i] = ex2(fmaf(s[4 * i], sl2, -ms0));
+                s[4 * i + 1] = ex2(fmaf(s[4 * i + 1], sl2, -ms0));
+                s[4 * i + 2] = ex2(fmaf(s[4 * i + 2], sl2, -ms1));
+                s[4 * i + 3] = ex2(fmaf(s[4 * i + 3], sl2, -ms1));
+                t0 += s[4 * i] + s[4 * i + 1];
+                t1 += s[4 * i + 2] + s[4 * i + 3];
+            }
+            l0 = l0 * alpha0 + t0;
+            l1 = l1 * alpha1 + t1;
+        };
+        auto convert_p = [&]() {
+#pragma unroll
+            for (int i = 0; i < BN / 4; ++i) p[i] = E::pack(s[2 * i], s[2 * i + 1]);
+        };
+        auto rescale_o = [&](float alpha0, float alpha1) {
+#pragma unroll
+            for (int i = 0; i < D / 8; ++i) {
+                o[4 * i] *= alpha0; o[4 * i + 1] *= alpha0;
+                o[4 * i + 2] *= alpha1; o[4 * i + 3] *= alpha1;
+            }
+        };
+
+        mbar_wait(q_full, q_phase);
+        q_phase ^= 1;
+        int n = n_max - 1;
+        mbar_wait(k_full(kst), kph);
+        fence_proxy_async();
+        sched_sync();
+        issue_qk(sK + kst * KV_BYTES);
+        sched_arrive();
+        wgmma_wait<0>();
+        reg_fence(s);
+        if (lane == 0) mbar_arrive(k_empty(kst));
+        {
+            float a0, a1;
+            softmax(n, n >= n_unmasked, a0, a1);
+        }
+        convert_p();
+        int vst = kst;
+        uint32_t vph = kph;
+        if (++kst == STAGES) { kst = 0; kph ^= 1; }
+
+        for (n = n_max - 2; n >= 0; --n) {
+            mbar_wait(k_full(kst), kph);
+            mbar_wait(v_full(vst), vph);
+            fence_proxy_async();
+            sched_sync();
+            issue_qk(sK + kst * KV_BYTES);
+            issue_pv(sV + vst * KV_BYTES);
+            sched_arrive();
+            wgmma_wait<1>();
+            reg_fence(s);
+            if (lane == 0) mbar_arrive(k_empty(kst));
+            float a0, a1;
+            softmax(n, n >= n_unmasked, a0, a1);
+            wgmma_wait<0>();
+            reg_fence(o);
+            if (lane == 0) mbar_arrive(v_empty(vst));
+            // the running max of a warp's 16 rows rarely moves after the first blocks: skip the
+            // multiply when no row's max moved (alpha == ex2(0) == 1 exactly)
+            if (!__all_sync(0xffffffffu, a0 == 1.f && a1 == 1.f)) rescale_o(a0, a1);
+            convert_p();
+            if (++kst == STAGES) { kst = 0; kph ^= 1; }
+            if (++vst == STAGES) { vst = 0; vph ^= 1; }
+        }
+        // every QK^T of this tile is done: the producer may load the next tile's Q
+        if (lane == 0) mbar_arrive(q_empty);
+        mbar_wait(v_full(vst), vph);
+        fence_proxy_async();
+        sched_sync();
+        issue_pv(sV + vst * KV_BYTES);
+        sched_arrive();
+        wgmma_wait<0>();
+        reg_fence(o);
+        if (lane == 0) mbar_arrive(v_empty(vst));
+
+        // ---------------- epilogue: O / l straight from the accumulators, 4-byte stores
+        l0 += __shfl_xor_sync(0xffffffffu, l0, 1);
+        l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
+        l1 += __shfl_xor_sync(0xffffffffu, l1, 1);
+        l1 += __shfl_xor_sync(0xffffffffu, l1, 2);
+        const float inv0 = l0 > 0.f ? 1.f / l0 : 0.f;
+        const float inv1 = l1 > 0.f ? 1.f / l1 : 0.f;
+        if (lse_ptr && lane % 4 == 0) {
+            if (row0 < sq) lse_ptr[row0] = l0 > 0.f ? (mx0 * sl2 + __log2f(l0)) * LN2 : NEG_INF;
+            if (row1 < sq) lse_ptr[row1] = l1 > 0.f ? (mx1 * sl2 + __log2f(l1)) * LN2 : NEG_INF;
+        }
+        uint16_t* o0 = out + (int64_t)row0 * a.o_seq_stride + 2 * (lane % 4);
+        uint16_t* o1 = o0 + 8 * a.o_seq_stride;
+#pragma unroll
+        for (int i = 0; i < D / 8; ++i) {
+            if (row0 < sq) *reinterpret_cast<uint32_t*>(o0 + 8 * i) = E::pack(o[4 * i] * inv0, o[4 * i + 1] * inv0);
+            if (row1 < sq) *reinterpret_cast<uint32_t*>(o1 + 8 * i) = E::pack(o[4 * i + 2] * inv1, o[4 * i + 3] * inv1);
+        }
+    }
+}
+
+}  // namespace
+
+#define HOPPER_KERNEL(NAME, E, D, BN, S, NWG)                                                        \
+    extern "C" __global__ void __launch_bounds__((NWG + 1) * 128, 1) NAME(const __grid_constant__ hopper_fwd_args a) { \
+        fwd_body<E, D, BN, S, NWG>(a);                                                               \
+    }
+
+HOPPER_KERNEL(hopper_fwd_bf16_d128, Bf16, 128, 128, HOPPER_STAGES_D128, 2)
+HOPPER_KERNEL(hopper_fwd_fp16_d128, Fp16, 128, 128, HOPPER_STAGES_D128, 2)
+HOPPER_KERNEL(hopper_fwd_bf16_d64, Bf16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_D64)
+HOPPER_KERNEL(hopper_fwd_fp16_d64, Fp16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_D64)

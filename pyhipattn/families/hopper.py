@@ -1,0 +1,181 @@
+"""The hopper family: attention forward for sm_90a (H100 / H200) with wgmma and warp specialisation.
+
+Kernels: ``kernels/src/hopper/hopper_fwd.cu`` (CUDA C++ with inline PTX: wgmma.mma_async,
+mbarrier, cp.async, setmaxnreg), built by ``scripts/build/hopper.sh`` into
+``kernels/co/sm_90a/hopper_fwd.cubin`` with ``hopper_manifest.json``; kernel arguments
+``hopper_fwd_args`` (``kernels/src/hopper/hopper_args.h``), one launch per call.
+
+A CTA is one producer warpgroup (cp.async into a multi-stage shared-memory ring, mbarriers)
+and two consumer warpgroups (64 query rows each: S = Q K^T and O += P V with wgmma, online
+softmax in registers, P kept in registers, the two taking turns at the tensor cores), and runs
+tiles of 128 query rows of one (batch, q head) in a persistent loop: grid = min(tiles,
+compute_units) CTAs.
+
+What it runs: bf16 / fp16; head_dim == head_dim_v in {64, 128}; GQA / MQA (heads_q %
+heads_k == 0); causal (bottom-right aligned, FlashAttention >= 2.1; rows that see no key give
+out 0 and LSE -inf) or no mask; any softmax_scale > 0; LSE (fp32 (batch, heads_q, seqlen_q));
+any sequence lengths (ragged tails masked); BSHD strides in multiples of 8 elements (16-byte
+copies: q / k / v / out must also be 16-byte aligned, which the planner cannot see).
+Not: sliding windows, softcap, sinks / ALiBi / KV caches, varlen, split-K; those go to the
+portable family.  Dispatch picks this family only where it measured faster than portable on
+the H100 (:func:`preferred`); :func:`gate` with ``force=True`` accepts every problem the
+kernels can run (tests).
+"""
+
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+from ..arch import canonical_arch
+from ..kernargs import StructLayout, layout_from_header
+from ..kernels_dir import header, kernels_dir
+from ..manifest import family_manifest
+from ..plan import LaunchPlan
+from .base import Problem
+
+NAME = "hopper"
+PRIORITY = 20          # above portable (10): where both accept, this one runs
+ARCHES = ("sm_90a",)
+DTYPES = ("bf16", "fp16")
+HEAD_DIMS = (64, 128)
+HEADER = header("hopper/hopper_args.h")
+_I32_MAX = 2**31 - 1
+_POINTERS = ("q", "k", "v", "out", "lse")
+#: The smallest tile (two consumer warpgroups of 64 query rows); a kernel's own is its manifest's block_m.
+MIN_BLOCK_M = 128
+
+
+@lru_cache(maxsize=None)
+def layout() -> StructLayout:
+    """``hopper_fwd_args`` as hopper_args.h declares it."""
+    return layout_from_header(HEADER, "hopper_fwd_args")
+
+
+@lru_cache(maxsize=None)
+def manifest(arch: str) -> dict | None:
+    """kernels/co/<arch>/hopper_manifest.json (with ``by_name``), or None."""
+    return family_manifest(arch, "hopper")
+
+
+def variant_name(dtype: str, head_dim: int) -> str:
+    """Manifest name of the kernel for (dtype, head_dim): ``fwd_bf16_d128``."""
+    return f"fwd_{dtype}_d{head_dim}"
+
+
+def check_problem(p: Problem) -> str | None:
+    """Why the hopper kernels cannot run ``p`` (on any device), or None."""
+    if p.dtype not in DTYPES:
+        return f"dtype {p.dtype!r} is not supported (accepted: {', '.join(DTYPES)})"
+    if p.head_dim != p.head_dim_v or p.head_dim not in HEAD_DIMS:
+        return (f"head_dim {p.head_dim} / head_dim_v {p.head_dim_v}: the hopper kernels are built for "
+                f"head_dim == head_dim_v in {HEAD_DIMS}")
+    if p.varlen:
+        return "varlen (cu_seqlens) is not supported by the hopper kernels"
+    if p.softcap != 0:
+        return f"softcap {p.softcap} is not supported by the hopper kernels"
+    if p.has_window:
+        return f"sliding window {p.window} is not supported by the hopper kernels (causal only)"
+    if p.serving:
+        return "KV caches, sinks and ALiBi are not supported by the hopper kernels"
+    if p.num_splits >= 2:
+        return f"num_splits {p.num_splits}: the hopper kernels do not split the KV range"
+    if not p.softmax_scale > 0:
+        return f"softmax_scale {p.softmax_scale} must be > 0 for the hopper kernels"
+    if p.heads_k <= 0 or p.heads_q % p.heads_k:
+        return f"k has {p.heads_k} heads, which does not divide q's {p.heads_q} heads (GQA needs hq % hk == 0)"
+    for name, strides in (("q", p.q_strides), ("k", p.k_strides), ("v", p.v_strides), ("out", p.o_strides)):
+        if any(s % 8 for s in strides):
+            return f"{name} strides {strides} are not multiples of 8 elements (the hopper kernels copy 16-byte pieces)"
+    bm = MIN_BLOCK_M
+    if -(-p.seqlen_q // bm) * p.heads_q * p.batch > _I32_MAX:
+        return "more than 2^31 - 1 tiles of 128 query rows (batch * heads_q * ceil(seqlen_q / 128))"
+    if max(p.seqlen_q, p.seqlen_k) + bm > _I32_MAX:
+        return "sequence lengths must stay below 2^31 - 128 for the hopper kernels"
+    return None
+
+
+#: Where the hopper kernels measured faster than the portable family on the H100 (bf16, same
+#: run, notes/hopper.md): (head_dim, causal) -> (min, max) of seqlen_q and of seqlen_k.
+#: Non-causal d128 won from 512 tokens up (1.05-1.22x), non-causal d64 from 2048 up (1.05-1.11x;
+#: 0.95-0.98x at 512 / 1024), causal d128 at 4096 and 8192 (1.00-1.20x over two runs; 0.99x at
+#: 16384, 0.90-0.98x at 512-2048); causal d64 lost everywhere (0.86-0.98x).  fp16 runs the same
+#: instructions and takes the bf16 rules (not timed separately).
+PREFERRED: dict[tuple[int, bool], tuple[int, int]] = {
+    (128, False): (512, 1 << 30),
+    (64, False): (2048, 1 << 30),
+    (128, True): (4096, 8192),
+}
+
+
+def preferred(p: Problem) -> str | None:
+    """None where the hopper kernels measured faster than the portable family on the H100
+    (:data:`PREFERRED`), else why dispatch leaves the problem to portable."""
+    lo, hi = PREFERRED.get((p.head_dim, p.causal), (0, -1))
+    if hi < lo:
+        return (f"head_dim {p.head_dim} {'causal' if p.causal else 'non-causal'}: the portable kernels measured "
+                "faster on the H100 (notes/hopper.md)")
+    for name, n in (("seqlen_q", p.seqlen_q), ("seqlen_k", p.seqlen_k)):
+        if not lo <= n <= hi:
+            return (f"{name} {n} is outside {lo}..{hi}, where the hopper kernels measured faster than portable "
+                    f"for head_dim {p.head_dim} {'causal' if p.causal else 'non-causal'} (notes/hopper.md)")
+    return None
+
+
+def gate(problem: Problem, arch: str, compute_units: int | None = None, force: bool = False) -> str | None:
+    """None when dispatch should run ``problem`` on ``arch`` with this family.  ``force=True``
+    drops the speed preference (:func:`preferred`) and keeps only what the kernels can run."""
+    try:
+        a = canonical_arch(arch)
+    except ValueError as e:
+        return str(e)
+    if a not in ARCHES:
+        return f"the hopper kernels need wgmma (sm_90a), not {a}"
+    m = manifest(a)
+    if m is None:
+        return f"no hopper code objects for {a} (kernels/co/{a}/hopper_manifest.json missing; run scripts/build_co.sh hopper)"
+    why = check_problem(problem)
+    if why:
+        return why
+    if variant_name(problem.dtype, problem.head_dim) not in m["by_name"]:
+        return f"kernel {variant_name(problem.dtype, problem.head_dim)} is not in kernels/co/{a}/hopper_manifest.json"
+    return None if force else preferred(problem)
+
+
+def plan(problem: Problem, arch: str, compute_units: int, num_splits: int) -> list[LaunchPlan]:
+    """One launch; pointer slots q, k, v, out, lse (lse only with ``return_lse``)."""
+    why = gate(problem, arch, compute_units, force=True)
+    if why:
+        raise ValueError(f"hopper family cannot run this problem on {arch}: {why}")
+    if num_splits != 1:
+        raise ValueError(f"num_splits {num_splits}: the hopper family runs unsplit (1)")
+    p = problem
+    a = canonical_arch(arch)
+    if p.seqlen_q == 0 or p.batch == 0 or p.heads_q == 0:
+        return []
+    obj = manifest(a)["by_name"][variant_name(p.dtype, p.head_dim)]
+    bm = obj["block_m"]
+    m_blocks = -(-p.seqlen_q // bm)
+    tiles = m_blocks * p.heads_q * p.batch
+    # Non-causal tiles cost the same: a persistent grid, one CTA per SM.  Causal tiles do not:
+    # one CTA per tile, heavy tiles first, and the hardware hands each free SM the next one
+    # (a static round-robin over a persistent grid measured 14% slower at 16k causal).
+    grid = (tiles if p.causal else min(tiles, max(1, compute_units)), 1, 1)
+    lay = layout()
+    values = dict.fromkeys(lay.names, 0)
+    values.update(batch=p.batch, seqlen_q=p.seqlen_q, seqlen_k=p.seqlen_k, heads_q=p.heads_q, group=p.group_size,
+                  m_blocks=m_blocks, causal=int(p.causal), scale_log2=p.softmax_scale * math.log2(math.e))
+    for name, strides in (("q", p.q_strides), ("k", p.k_strides), ("v", p.v_strides), ("o", p.o_strides)):
+        for axis, s in zip(("batch", "seq", "head"), strides):
+            values[f"{name}_{axis}_stride"] = s
+    slots = _POINTERS if p.return_lse else _POINTERS[:-1]
+    return [LaunchPlan(
+        code_object=str(kernels_dir() / a / obj["file"]),
+        kernel=obj["kernel"],
+        grid=grid,
+        block=(obj["threads"], 1, 1),
+        shared_mem=obj["shared"],
+        kernargs=lay.packer().pack(**values),
+        workspace_bytes=0,
+        pointer_slots=tuple((n, lay[n].offset) for n in slots),
+    )]

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Build the hopper attention kernels (kernels/src/hopper, sm_90a only: wgmma, setmaxnreg) into
+# kernels/co/sm_90a/hopper_fwd.cubin and hopper_manifest.json.  The object is built twice and
+# the two sha256 must agree (deterministic); make_manifest.py checks kernarg layout vs
+# hopper_args.h, spills / local memory, shared memory and HGMMA, and fails the build otherwise.
+#
+#   scripts/build/hopper.sh
+#   STAGES_D64=4 STAGES_D128=3 OUT=/tmp/x scripts/build/hopper.sh    # other ring depths, elsewhere
+#   NVCC_EXTRA="-DHOPPER_PINGPONG=0" OUT=/tmp/y scripts/build/hopper.sh   # experiments (bench/hopper_dev.py)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+src=kernels/src/hopper
+NVCC=${NVCC:-nvcc}
+STAGES_D64=${STAGES_D64:-3}
+STAGES_D128=${STAGES_D128:-2}
+NWG_D64=${NWG_D64:-2}          # consumer warpgroups of the d64 kernels (block_m = 64 * NWG_D64)
+dest=${OUT:-kernels/co/sm_90a}
+# -gencode (not -arch=sm_90a): wgmma / setmaxnreg need the sm_90a target alone.
+flags=(-cubin -O3 -std=c++17 --fmad=true -Werror all-warnings -gencode=arch=compute_90a,code=sm_90a
+       -DHOPPER_STAGES_D64="$STAGES_D64" -DHOPPER_STAGES_D128="$STAGES_D128"
+       -DHOPPER_NWG_D64="$NWG_D64" ${NVCC_EXTRA:-})
+python3 "$src/gen_wgmma.py"
+git diff --quiet -- "$src/wgmma_ops.h" 2>/dev/null || echo "hopper.sh: note: $src/wgmma_ops.h changed when regenerated" >&2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$NVCC" "${flags[@]}" -o "$tmp/a.cubin" "$src/hopper_fwd.cu" &
+"$NVCC" "${flags[@]}" -o "$tmp/b.cubin" "$src/hopper_fwd.cu" &
+wait %1 && wait %2
+if [ "$(sha256sum < "$tmp/a.cubin")" != "$(sha256sum < "$tmp/b.cubin")" ]; then
+  echo "hopper.sh: hopper_fwd.cubin differs between two builds (not deterministic)" >&2
+  exit 1
+fi
+mkdir -p "$dest"
+cp "$tmp/a.cubin" "$dest/hopper_fwd.cubin"
+python3 "$src/make_manifest.py" sm_90a "$dest" "$STAGES_D64" "$STAGES_D128" "$NWG_D64"
+echo "hopper: $dest/hopper_fwd.cubin ($(stat -c %s "$dest/hopper_fwd.cubin") bytes), stages d64 $STAGES_D64 d128 $STAGES_D128, d64 warpgroups $NWG_D64"

@@ -1,0 +1,93 @@
+"""The hopper family (sm_90a, wgmma) forced on the mha_fwd numeric sweep, on an H100 / H200.
+
+Every case of ``pyhipattn.sweep.make_cases(150)`` that the hopper kernels can run (head dim 64
+or 128, d == dv, no window, no softcap) is planned by ``hopper.plan`` (the gate with
+``force=True``: dispatch's speed preference dropped) and launched through pyhipattn's own
+runtime, with the sweep's rules: poisoned output, error <= 1.5x torch SDPA's on the same inputs
+(or the absolute tolerance where SDPA cannot express the case), LSE -inf exactly on rows with
+no visible key and close elsewhere.  Targeted cases add GQA / MQA, ragged lengths around the
+128-row and 128-key tiles, sq > sk and sq < sk causal, long sequences (the persistent loop runs
+several tiles per CTA), strided (packed qkv) inputs and a padded output.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from pyhipattn import sweep, validate  # noqa: E402
+from pyhipattn.dlpack import view  # noqa: E402
+from pyhipattn.families import hopper  # noqa: E402
+from pyhipattn.prepared import prepare  # noqa: E402
+from pyhipattn.reference import attention_ref, rel_error  # noqa: E402
+
+_SWEEP = [c for c in sweep.make_cases(150)
+          if c["d"] == c["dv"] and c["d"] in hopper.HEAD_DIMS and c["feature"] in ("none", "causal", "causal+lse")]
+_TARGETED = []
+for _i, (_b, _sq, _sk, _hq, _hk, _d, _dt, _f) in enumerate([
+        (2, 1000, 1000, 8, 2, 128, "bf16", "causal+lse"), (1, 7, 1000, 4, 1, 64, "fp16", "causal+lse"),
+        (2, 1000, 7, 8, 2, 64, "bf16", "causal+lse"), (1, 4097, 4097, 4, 4, 128, "fp16", "none"),
+        (3, 255, 129, 8, 1, 64, "bf16", "none"), (2, 129, 255, 8, 2, 128, "fp16", "causal+lse"),
+        (1, 1, 300, 8, 8, 128, "bf16", "none"), (2, 3000, 3000, 4, 4, 64, "fp16", "causal+lse"),
+        (1, 600, 4000, 8, 8, 128, "bf16", "causal+lse"), (4, 2048, 2048, 16, 2, 128, "bf16", "causal"),
+        (1, 8192, 8192, 4, 1, 64, "bf16", "causal+lse"), (2, 384, 129, 32, 8, 128, "fp16", "none"),
+        (1, 127, 128, 8, 2, 64, "fp16", "causal"), (1, 129, 127, 8, 2, 128, "bf16", "causal+lse")]):
+    _TARGETED.append(dict(b=_b, sq=_sq, sk=_sk, hq=_hq, hk=_hk, d=_d, dv=_d, dtype=_dt, feature=_f,
+                          window=(-1, -1), seed=700 + _i))
+CASES = _SWEEP + _TARGETED
+
+
+def _sm90() -> bool:
+    return torch.cuda.is_available() and torch.cuda.get_device_capability() == (9, 0)
+
+
+def hopper_mha_fwd():
+    """An ``mha_fwd(q, k, v, out=..., **kw) -> (out, lse)`` that runs the hopper family."""
+
+    def run(q, k, v, *, out, causal=False, window_size=(-1, -1), softcap=0.0, return_lse=True):
+        views = {"q": view(q, argname="q"), "k": view(k, argname="k"), "v": view(v, argname="v")}
+        p = validate.batch_problem(views["q"], views["k"], views["v"], softmax_scale=None, causal=causal,
+                                   window_size=window_size, softcap=softcap, return_lse=return_lse, num_splits=0)
+        p = _with_out_strides(p, out)
+        cus = torch.cuda.get_device_properties(q.device).multi_processor_count
+        assert hopper.gate(p, "sm_90a", cus, force=True) is None, hopper.gate(p, "sm_90a", cus, force=True)
+        lse = torch.full((p.batch, p.heads_q, p.seqlen_q), float("nan"), device=q.device, dtype=torch.float32)
+        prep = prepare(hopper.plan(p, "sm_90a", cus, 1), q.device.index)
+        ptrs = {n: vw.ptr for n, vw in views.items()}
+        ptrs.update(out=out.data_ptr(), lse=lse.data_ptr())
+        prep.launch(ptrs, torch.cuda.current_stream().cuda_stream)
+        return out, lse
+
+    return run
+
+
+def _with_out_strides(p, out):
+    import dataclasses
+
+    return dataclasses.replace(p, o_strides=tuple(out.stride()[:3]))
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _sm90(), reason="the hopper kernels need an sm_90a GPU (H100 / H200)")
+@pytest.mark.parametrize("case", CASES, ids=sweep.case_id)
+def test_hopper_family_passes_the_mha_fwd_sweep(case):
+    why = sweep.check_case(case, mha_fwd=hopper_mha_fwd())
+    assert why is None, why
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _sm90(), reason="the hopper kernels need an sm_90a GPU (H100 / H200)")
+@pytest.mark.parametrize("d, causal", [(128, True), (64, False), (128, False), (64, True)])
+def test_hopper_strided_inputs_and_padded_output(d, causal):
+    """q, k, v as slices of one packed (b, s, 3, h, d) tensor; out a slice of a wider buffer."""
+    qkv = torch.randn(2, 777, 3, 8, d, device="cuda", dtype=torch.bfloat16)
+    q, k, v = qkv.unbind(2)
+    wide = torch.full((2, 777, 8, d + 64), float("nan"), device="cuda", dtype=torch.bfloat16)
+    out = wide[..., :d]
+    res, lse = hopper_mha_fwd()(q, k, v, out=out, causal=causal)
+    torch.cuda.synchronize()
+    ref, ref_lse = attention_ref(q, k, v, causal=causal)
+    assert rel_error(out, ref) <= sweep.ABS_TOL["bf16"]
+    assert torch.isnan(wide[..., d:]).all(), "the kernel wrote past head_dim into the padding"
+    assert torch.allclose(lse.double(), ref_lse, rtol=1e-3, atol=2e-3)

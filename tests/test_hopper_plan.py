@@ -1,0 +1,257 @@
+"""The hopper family on the CPU: gates, dispatch order, plans, and static checks of its cubin.
+
+No GPU needed.  The static checks read kernels/co/sm_90a/hopper_fwd.cubin and its manifest
+(kernarg layout vs hopper_args.h, no local memory / spills, shared memory within 227 KiB, HGMMA
+in the SASS: skipped with the probe's reason when no cuobjdump / nvdisasm is found); the build
+test rebuilds the cubin with nvcc and compares bytes (skipped when nvcc is missing).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from pyhipattn import dispatch
+from pyhipattn.api import plan_mha_fwd
+from pyhipattn.families import hopper, portable
+from pyhipattn.families.base import Problem
+
+ROOT = Path(__file__).resolve().parents[1]
+CO = ROOT / "kernels" / "co" / "sm_90a"
+SRC = ROOT / "kernels" / "src" / "hopper"
+REQUIRE_TOOLS = os.environ.get("PYHIPATTN_REQUIRE_TOOLS") == "1"
+
+
+def problem(b=2, sq=1024, sk=1024, hq=8, hk=2, d=128, dtype="bf16", causal=False, **kw) -> Problem:
+    q = (sq * hq * d, hq * d, d)
+    k = (sk * hk * d, hk * d, d)
+    base = dict(batch=b, seqlen_q=sq, seqlen_k=sk, heads_q=hq, heads_k=hk, head_dim=d, head_dim_v=d, dtype=dtype,
+                softmax_scale=d ** -0.5, causal=causal, window=(-1, 0) if causal else (-1, -1),
+                q_strides=q, k_strides=k, v_strides=k, o_strides=q)
+    base.update(kw)
+    return Problem(**base)
+
+
+def _skip_or_fail(why: str):
+    if REQUIRE_TOOLS:
+        pytest.fail(f"{why} (PYHIPATTN_REQUIRE_TOOLS=1)")
+    pytest.skip(why)
+
+
+# ----------------------------------------------------------------------------- gates
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "fp16"])
+@pytest.mark.parametrize("d", [64, 128])
+@pytest.mark.parametrize("causal", [False, True])
+def test_gate_accepts_what_the_kernels_run(dtype, d, causal):
+    assert hopper.gate(problem(d=d, dtype=dtype, causal=causal), "sm_90a", force=True) is None
+
+
+@pytest.mark.parametrize("change, words", [
+    (dict(d=96), "head_dim"), (dict(d=256), "head_dim"), (dict(head_dim_v=64), "head_dim"),
+    (dict(softcap=30.0), "softcap"), (dict(window=(64, 0), causal=True), "window"),
+    (dict(window=(16, 16)), "window"), (dict(varlen=True), "varlen"), (dict(num_splits=4), "split"),
+    (dict(sinks=True), "sinks"), (dict(alibi=1), "ALiBi"), (dict(hq=6, hk=4), "GQA"),
+    (dict(q_strides=(1024 * 8 * 132, 8 * 132, 132)), "multiples of 8"), (dict(dtype="fp32"), "dtype"),
+    (dict(softmax_scale=-1.0), "softmax_scale"),
+])
+def test_gate_refuses_what_the_kernels_do_not_run(change, words):
+    kw = dict(change)
+    args = {k: kw.pop(k) for k in ("d", "dtype", "causal", "hq", "hk") if k in kw}
+    why = hopper.gate(problem(**args, **kw), "sm_90a", force=True)
+    assert why is not None and words.lower() in why.lower(), why
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "gfx942", "gfx1100"])
+def test_gate_is_sm90a_only(arch):
+    assert "sm_90a" in hopper.gate(problem(), arch, force=True)
+
+
+def test_decode_and_short_queries_are_left_to_portable():
+    assert hopper.gate(problem(sq=1, sk=4096), "sm_90a", force=True) is None
+    assert hopper.gate(problem(sq=1, sk=4096), "sm_90a") is not None
+    assert hopper.gate(problem(sq=64, sk=4096), "sm_90a") is not None
+
+
+# ----------------------------------------------------------------------------- dispatch
+
+
+def test_family_is_registered_ahead_of_portable():
+    names = [f.NAME for f in dispatch.families()]
+    assert "hopper" in names and names.index("hopper") < names.index("portable")
+
+
+@pytest.mark.parametrize("shape, causal, family", [
+    ((1, 8192, 32, 8, 128), True, "hopper"), ((2, 4096, 64, 8, 128), True, "hopper"),
+    ((1, 16384, 16, 16, 128), False, "hopper"), ((32, 512, 16, 16, 128), False, "hopper"),
+    ((8, 2048, 32, 32, 64), False, "hopper"), ((1, 16384, 16, 16, 128), True, "portable"),
+    ((8, 2048, 16, 16, 128), True, "portable"), ((32, 512, 16, 16, 64), False, "portable"),
+    ((4, 4096, 32, 32, 64), True, "portable"), ((1, 1, 32, 8, 128), False, "portable"),
+    ((1, 4096, 16, 8, 256), True, "portable"), ((4, 2048, 32, 32, 96), True, "portable"),
+])
+def test_dispatch_on_sm90a_follows_the_measurements(shape, causal, family):
+    b, s, hq, hk, d = shape
+    dec = plan_mha_fwd((b, s, hq, d), (b, s, hk, d), (b, s, hk, d), dtype="bf16", arch="sm_90a", causal=causal,
+                       explain=True)
+    assert dec.family == family, dec.refused
+
+
+def test_preferred_table_names_only_built_head_dims():
+    assert {d for d, _ in hopper.PREFERRED} <= set(hopper.HEAD_DIMS)
+    assert all(lo <= hi for lo, hi in hopper.PREFERRED.values())
+
+
+@pytest.mark.parametrize("kw", [dict(window_size=(128, 0)), dict(softcap=30.0), dict(num_splits=3)])
+def test_features_hopper_lacks_fall_back_to_portable(kw):
+    dec = plan_mha_fwd((1, 4096, 16, 128), (1, 4096, 16, 128), (1, 4096, 16, 128), dtype="bf16", arch="sm_90a",
+                       explain=True, **kw)
+    assert dec.family == "portable"
+    assert any(name == "hopper" for name, _ in dec.refused)
+
+
+def test_other_arches_never_see_hopper():
+    for arch in ("sm_80", "gfx942"):
+        dec = plan_mha_fwd((1, 4096, 16, 128), (1, 4096, 16, 128), (1, 4096, 16, 128), dtype="bf16", arch=arch,
+                           causal=True, explain=True)
+        assert dec.family != "hopper"
+
+
+# ----------------------------------------------------------------------------- plans
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("d", [64, 128])
+def test_plan_launch_shape(causal, d):
+    p = problem(b=3, sq=1000, sk=777, hq=8, hk=2, d=d, causal=causal, return_lse=True)
+    (pl,) = hopper.plan(p, "sm_90a", 132, 1)
+    obj = hopper.manifest("sm_90a")["by_name"][hopper.variant_name("bf16", d)]
+    m_blocks = -(-1000 // obj["block_m"])
+    tiles = m_blocks * 8 * 3
+    assert pl.grid == ((tiles, 1, 1) if causal else (min(tiles, 132), 1, 1))
+    assert pl.block == (obj["threads"], 1, 1) and obj["threads"] == 128 * (obj["block_m"] // 64 + 1)
+    assert pl.shared_mem == obj["shared"] <= 227 * 1024
+    assert pl.workspace_bytes == 0
+    assert pl.kernel == f"hopper_fwd_bf16_d{d}"
+    assert Path(pl.code_object).name == "hopper_fwd.cubin"
+    lay = hopper.layout()
+    assert len(pl.kernargs) == lay.size
+    i32 = lambda n: int.from_bytes(pl.kernargs[lay[n].offset:lay[n].offset + 4], "little", signed=True)  # noqa: E731
+    assert (i32("seqlen_q"), i32("seqlen_k"), i32("group"), i32("heads_q")) == (1000, 777, 4, 8)
+    assert (i32("m_blocks"), i32("causal"), i32("batch")) == (m_blocks, int(causal), 3)
+    assert dict(pl.pointer_slots) == {n: lay[n].offset for n in ("q", "k", "v", "out", "lse")}
+
+
+def test_plan_without_lse_leaves_the_lse_pointer_zero():
+    (pl,) = hopper.plan(problem(return_lse=False), "sm_90a", 132, 1)
+    assert "lse" not in dict(pl.pointer_slots)
+    off = hopper.layout()["lse"].offset
+    assert pl.kernargs[off:off + 8] == bytes(8)
+
+
+def test_plan_packs_strides_and_scale():
+    import math
+    import struct
+
+    p = problem(q_strides=(999_424, 1024, 128), o_strides=(2_000_000, 4096, 256))
+    (pl,) = hopper.plan(p, "sm_90a", 132, 1)
+    lay = hopper.layout()
+    get = lambda n, fmt: struct.unpack_from(fmt, pl.kernargs, lay[n].offset)[0]  # noqa: E731
+    assert get("q_batch_stride", "<q") == 999_424 and get("q_seq_stride", "<q") == 1024
+    assert get("o_batch_stride", "<q") == 2_000_000 and get("o_head_stride", "<q") == 256
+    assert abs(get("scale_log2", "<f") - 128 ** -0.5 * math.log2(math.e)) < 1e-6
+
+
+def test_empty_problem_plans_no_launch():
+    assert hopper.plan(problem(sq=0), "sm_90a", 132, 1) == []
+
+
+def test_plan_refuses_splits_and_unsupported():
+    with pytest.raises(ValueError, match="unsplit"):
+        hopper.plan(problem(), "sm_90a", 132, 2)
+    with pytest.raises(ValueError, match="head_dim"):
+        hopper.plan(problem(d=256), "sm_90a", 132, 1)
+
+
+def test_pure_planning_through_the_api():
+    plans = plan_mha_fwd((2, 4096, 32, 128), (2, 4096, 8, 128), (2, 4096, 8, 128), dtype="fp16", arch="sm_90a",
+                         causal=True)
+    assert len(plans) == 1 and plans[0].kernel.startswith(("hopper_fwd_fp16", "attn_fwd"))
+
+
+# ----------------------------------------------------------------------------- the cubin, statically
+
+
+def test_manifest_lists_every_kernel_of_the_cubin():
+    from pyhipattn import codeobj
+
+    m = json.loads((CO / "hopper_manifest.json").read_text())
+    data = (CO / "hopper_fwd.cubin").read_bytes()
+    assert m["sha256"]["hopper_fwd.cubin"] == hashlib.sha256(data).hexdigest()
+    (co,) = codeobj.read(data)
+    assert co.arch == "sm_90a"
+    assert sorted(o["kernel"] for o in m["objects"]) == sorted(co.kernels)
+    assert {(o["dtype"], o["head_dim"]) for o in m["objects"]} == {(t, d) for t in hopper.DTYPES for d in hopper.HEAD_DIMS}
+
+
+def test_static_check_of_the_hopper_cubin():
+    """Kernarg layout vs the header, no spills / local memory, shared <= 227 KiB, HGMMA."""
+    from pyhipattn.check import check_entry
+    from pyhipattn.codeobj.isa import ToolNotFoundError, mnemonics
+    from pyhipattn.manifest import read_manifest
+
+    entries = read_manifest(CO / "hopper_manifest.json")
+    assert len(entries) == 4
+    cache: dict = {}
+    for e in entries:
+        assert check_entry(e, cache) == [], e.kernel
+    try:
+        ops = mnemonics(CO / "hopper_fwd.cubin", "sm_90a")
+    except ToolNotFoundError as err:
+        _skip_or_fail(f"HGMMA not checked: {err}")
+    for e in entries:
+        names = {op.upper() for op in ops[e.kernel]}
+        assert any(n.startswith("HGMMA") for n in names), f"{e.kernel}: no HGMMA"
+        assert not any(n.startswith(("STL", "LDL")) for n in names), f"{e.kernel}: local memory"
+
+
+def test_generated_wgmma_header_is_current(tmp_path):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("gen_wgmma", SRC / "gen_wgmma.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    assert mod.render() == (SRC / "wgmma_ops.h").read_text()
+
+
+def test_build_is_reproducible(tmp_path):
+    """scripts/build/hopper.sh into a temporary folder gives the shipped bytes (and manifest)."""
+    from pyhipattn.codeobj.isa import find_tool
+
+    nvcc = find_tool(("nvcc",))
+    if not nvcc:
+        _skip_or_fail("nvcc is not installed")
+    if not shutil.which("git"):
+        _skip_or_fail("git is not installed")
+    env = dict(os.environ, OUT=str(tmp_path), NVCC=nvcc)
+    m = json.loads((CO / "hopper_manifest.json").read_text())
+    by_d = {o["head_dim"]: o for o in m["objects"]}
+    env.update(STAGES_D64=str(by_d[64]["stages"]), STAGES_D128=str(by_d[128]["stages"]),
+               NWG_D64=str(by_d[64]["block_m"] // 64))
+    r = subprocess.run(["bash", str(ROOT / "scripts" / "build" / "hopper.sh")], env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert (tmp_path / "hopper_fwd.cubin").read_bytes() == (CO / "hopper_fwd.cubin").read_bytes()
+    assert (tmp_path / "hopper_manifest.json").read_text() == (CO / "hopper_manifest.json").read_text()
+
+
+def test_replace_keeps_problems_hashable():
+    p = problem()
+    assert hash(dataclasses.replace(p, return_lse=True)) != 0
+    assert portable.gate(p, "sm_90a") is None      # portable still runs everything hopper does
