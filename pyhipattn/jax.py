@@ -279,14 +279,23 @@ _OPS: dict = {}
 _OPS_LOCK = threading.Lock()
 
 
+def _cached(kind: str, key: tuple, has_sinks: bool, has_alibi: bool, make: Callable) -> Callable:
+    """The op of ``kind`` for one set of options: ``make(options dict)`` once, then the cache."""
+    k = (kind, key, has_sinks, has_alibi)
+    op = _OPS.get(k)
+    if op is None:
+        op = make(dict(key))
+        with _OPS_LOCK:
+            op = _OPS.setdefault(k, op)
+    return op
+
+
 def _batch_op(key: tuple, has_sinks: bool, has_alibi: bool) -> Callable:
     """The custom_vmap'd batch op for one set of options (cached)."""
-    k = ("batch", key, has_sinks, has_alibi)
-    op = _OPS.get(k)
-    if op is not None:
-        return op
-    opts = dict(key)
+    return _cached("batch", key, has_sinks, has_alibi, lambda opts: _make_batch_op(opts, has_sinks, has_alibi))
 
+
+def _make_batch_op(opts: dict, has_sinks: bool, has_alibi: bool) -> Callable:
     @jax.custom_batching.custom_vmap
     def op(q, k_, v, *extras):
         return _forward(q, k_, v, None, extras, has_sinks, has_alibi, opts)
@@ -306,22 +315,16 @@ def _batch_op(key: tuple, has_sinks: bool, has_alibi: bool) -> Callable:
         res = jax.tree.map(split, res)
         return res, jax.tree.map(lambda _: True, res)
 
-    with _OPS_LOCK:
-        return _OPS.setdefault(k, op)
+    return op
 
 
 def _varlen_op(key: tuple, has_sinks: bool, has_alibi: bool) -> Callable:
-    k = ("varlen", key, has_sinks, has_alibi)
-    op = _OPS.get(k)
-    if op is not None:
+    def make(opts: dict) -> Callable:
+        def op(q, k_, v, cu_q, cu_k, *extras):
+            return _forward(q, k_, v, (cu_q, cu_k), extras, has_sinks, has_alibi, opts)
         return op
-    opts = dict(key)
 
-    def op(q, k_, v, cu_q, cu_k, *extras):
-        return _forward(q, k_, v, (cu_q, cu_k), extras, has_sinks, has_alibi, opts)
-
-    with _OPS_LOCK:
-        return _OPS.setdefault(k, op)
+    return _cached("varlen", key, has_sinks, has_alibi, make)
 
 
 # -- run time: the handler ---------------------------------------------------------------------
