@@ -3,8 +3,11 @@
     python3 bench/hopper_dev.py check [VARIANT_DIR ...]    # numerics vs the float64 reference
     python3 bench/hopper_dev.py time  [VARIANT_DIR ...]    # TFLOP/s: hopper variants, portable, cuDNN, flash
 
-A VARIANT_DIR holds a ``hopper_fwd.cubin`` built with other options (same kernel names, same
-manifest layout); the shipped object (kernels/co/sm_90a) is the first variant, named "hopper".
+A VARIANT_DIR holds a ``hopper_fwd.cubin`` built with other options (same kernel names) and its
+``hopper_manifest.json``, whose block_m / threads / shared the plans then take; the shipped object
+(kernels/co/sm_90a) is the first variant, named "hopper".  A variant dir named ``*_d64`` / ``*_d128`` is
+timed on the d64 / d128 shapes only (its other kernels are the shipped bytes).  ``HOPPER_DEV_PEERS`` (default
+"cudnn,flash") names the torch SDPA backends timed beside them.
 Timing uses pyhipattn.bench's gpu_time (median of event-timed calls over rotated input sets,
 the same method as ``pyhipattn bench``); TFLOP/s count causal as half.  Prints a table last.
 """
@@ -42,14 +45,19 @@ def hopper_prepared(q, k, v, causal: bool, lse: bool, cubin: str | None, persist
         p = validate.batch_problem(view(q, argname="q"), view(k, argname="k"), view(v, argname="v"),
                                    softmax_scale=None, causal=causal, window_size=(-1, -1), softcap=0.0,
                                    return_lse=lse, num_splits=1)
-        plans = hopper.plan(p, ARCH, 132, 1)
         if cubin:
-            man = os.path.join(os.path.dirname(cubin), "hopper_manifest.json")
-            shared = {}
-            if os.path.exists(man):
-                shared = {o["kernel"]: o["shared"] for o in json.load(open(man))["objects"]}
-            plans = [dataclasses.replace(pl, code_object=cubin, shared_mem=shared.get(pl.kernel, pl.shared_mem))
-                     for pl in plans]
+            # plan with the variant's own manifest (block_m, threads, shared), then point at its cubin
+            man = json.load(open(os.path.join(os.path.dirname(cubin), "hopper_manifest.json")))
+            man["by_name"] = {o["name"]: o for o in man["objects"]}
+            saved = hopper.manifest
+            hopper.manifest = lambda arch: man
+            try:
+                plans = hopper.plan(p, ARCH, 132, 1)
+            finally:
+                hopper.manifest = saved
+            plans = [dataclasses.replace(pl, code_object=cubin) for pl in plans]
+        else:
+            plans = hopper.plan(p, ARCH, 132, 1)
         if persistent:
             plans = [dataclasses.replace(pl, grid=(min(pl.grid[0], 132), 1, 1)) for pl in plans]
         _PREP[key] = prepare(plans, q.device.index)
@@ -125,6 +133,8 @@ def time_shapes(variants: list[str | None], shapes: list[tuple], dtype: str = "b
         impls = {}
         if d in hopper.HEAD_DIMS:
             for cubin in variants:
+                if cubin and os.path.dirname(cubin).endswith(("_d64", "_d128")) and not os.path.dirname(cubin).endswith(f"_d{d}"):
+                    continue
                 def f(i, cubin=cubin):
                     q, k, v = sets[i]
                     prep = hopper_prepared(q, k, v, causal, False, cubin)
@@ -139,7 +149,7 @@ def time_shapes(variants: list[str | None], shapes: list[tuple], dtype: str = "b
                                 torch.cuda.current_stream().cuda_stream)
                 impls["hopper_pgrid"] = g
         impls["portable"] = lambda i: mha_fwd(*sets[i], causal=causal)
-        for peer in ("cudnn", "flash"):
+        for peer in os.environ.get("HOPPER_DEV_PEERS", "cudnn,flash").split(","):
             call = bench._sdpa_call(peer, s)
             impls[peer] = lambda i, call=call: call(*sets[i])
         row = {"shape": list(dims)}
@@ -158,7 +168,7 @@ def time_shapes(variants: list[str | None], shapes: list[tuple], dtype: str = "b
 
 
 def table(rows: list[dict]) -> str:
-    names = [k for k in rows[0] if k != "shape"]
+    names = list(dict.fromkeys(k for r in rows for k in r if k != "shape"))
     lines = ["| shape (b,hq,hk,sq,sk,d,causal) | " + " | ".join(names) + " | best hopper / cuDNN |",
              "|---|" + "---|" * (len(names) + 1)]
     for r in rows:

@@ -2,10 +2,11 @@
  * reference, with no framework in the process -- so compute-sanitizer starts in seconds.
  *
  *   gcc -O2 -I kernels/src/hopper -o /tmp/hopper_sanitize bench/hopper_sanitize.c -ldl -lm
- *   /tmp/hopper_sanitize kernels/co/sm_90a/hopper_fwd.cubin <shared d64> <shared d128>
+ *   /tmp/hopper_sanitize kernels/co/sm_90a/hopper_fwd.cubin <shared d64> <shared d128> [<block_m d64> <threads d64>]
  *   compute-sanitizer --tool memcheck|racecheck|synccheck /tmp/hopper_sanitize ...
  *
- * The shared-memory sizes are the manifest's ("shared" of fwd_bf16_d64 / fwd_bf16_d128).  Cases
+ * The shared-memory sizes are the manifest's ("shared" of fwd_bf16_d64 / fwd_bf16_d128), and so are
+ * the d64 kernel's block_m / threads (default 128 / 384; the d128 kernel's are 128 / 384).  Cases
  * (bf16): causal and not, GQA / MQA, ragged tails, sq > sk causal (rows with no key), a small
  * persistent grid (3 CTAs for many tiles).  Exit 0 when every case is within 1e-2 relative
  * Frobenius error and every LSE within 2e-3.  The driver is opened with dlopen (no CUDA
@@ -73,8 +74,10 @@ static float randn(uint64_t* s) {
     return (float)(sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2));
 }
 
+static int g_bm[2] = {128, 128}, g_threads[2] = {384, 384};
+
 static int run_case(CUfunction fn, int shared, int b, int sq, int sk, int hq, int hk, int d, int causal, int grid_cap) {
-    const int bm = 128;
+    const int bm = g_bm[d == 128], threads = g_threads[d == 128];
     size_t nq = (size_t)b * sq * hq * d, nk = (size_t)b * sk * hk * d;
     uint16_t *q = malloc(nq * 2), *k = malloc(nk * 2), *v = malloc(nk * 2), *o = malloc(nq * 2);
     float* lse = malloc((size_t)b * hq * sq * 4);
@@ -100,7 +103,7 @@ static int run_case(CUfunction fn, int shared, int b, int sq, int sk, int hq, in
     int tiles = a.m_blocks * hq * b;
     unsigned grid = (unsigned)(tiles < grid_cap ? tiles : grid_cap);
     void* params[] = {&a};
-    CK(cuLaunchKernel(fn, grid, 1, 1, 384, 1, 1, (unsigned)shared, 0, params, 0));
+    CK(cuLaunchKernel(fn, grid, 1, 1, threads, 1, 1, (unsigned)shared, 0, params, 0));
     CK(cuCtxSynchronize());
     CK(cuMemcpyDtoH(o, dout, nq * 2));
     CK(cuMemcpyDtoH(lse, dl, (size_t)b * hq * sq * 4));
@@ -138,17 +141,21 @@ static int run_case(CUfunction fn, int shared, int b, int sq, int sk, int hq, in
             }
     double err = sqrt(num / (den > 0 ? den : 1));
     int ok = err <= 1e-2 && lerr <= 2e-3;
-    printf("%s b%d sq%d sk%d h%d/%d d%d causal=%d grid=%u: rel err %.2e, lse err %.2e\n", ok ? "ok  " : "FAIL", b, sq,
-           sk, hq, hk, d, causal, grid, err, lerr);
+    printf("%s b%d sq%d sk%d h%d/%d d%d bm%d causal=%d grid=%u: rel err %.2e, lse err %.2e\n", ok ? "ok  " : "FAIL", b, sq,
+           sk, hq, hk, d, bm, causal, grid, err, lerr);
     CK(cuMemFree(dq)); CK(cuMemFree(dk)); CK(cuMemFree(dv)); CK(cuMemFree(dout)); CK(cuMemFree(dl));
     free(q); free(k); free(v); free(o); free(lse); free(p);
     return ok;
 }
 
 int main(int argc, char** argv) {
-    if (argc != 4) {
-        fprintf(stderr, "usage: %s hopper_fwd.cubin <shared d64> <shared d128>\n", argv[0]);
+    if (argc != 4 && argc != 6) {
+        fprintf(stderr, "usage: %s hopper_fwd.cubin <shared d64> <shared d128> [<block_m d64> <threads d64>]\n", argv[0]);
         return 2;
+    }
+    if (argc == 6) {
+        g_bm[0] = atoi(argv[4]);
+        g_threads[0] = atoi(argv[5]);
     }
     void* lib = dlopen("libcuda.so.1", RTLD_NOW);
     if (!lib) { fprintf(stderr, "no libcuda.so.1: %s\n", dlerror()); return 2; }

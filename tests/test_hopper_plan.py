@@ -94,7 +94,8 @@ def test_family_is_registered_ahead_of_portable():
     ((1, 16384, 16, 16, 128), False, "hopper"), ((32, 512, 16, 16, 128), False, "hopper"),
     ((8, 2048, 32, 32, 64), False, "hopper"), ((1, 16384, 16, 16, 128), True, "portable"),
     ((8, 2048, 16, 16, 128), True, "portable"), ((32, 512, 16, 16, 64), False, "portable"),
-    ((4, 4096, 32, 32, 64), True, "portable"), ((1, 1, 32, 8, 128), False, "portable"),
+    ((4, 4096, 32, 32, 64), True, "hopper"), ((16, 1024, 32, 32, 64), True, "portable"),
+    ((1, 1, 32, 8, 128), False, "portable"),
     ((1, 4096, 16, 8, 256), True, "portable"), ((4, 2048, 32, 32, 96), True, "portable"),
 ])
 def test_dispatch_on_sm90a_follows_the_measurements(shape, causal, family):
@@ -135,7 +136,9 @@ def test_plan_launch_shape(causal, d):
     obj = hopper.manifest("sm_90a")["by_name"][hopper.variant_name("bf16", d)]
     m_blocks = -(-1000 // obj["block_m"])
     tiles = m_blocks * 8 * 3
-    assert pl.grid == ((tiles, 1, 1) if causal else (min(tiles, 132), 1, 1))
+    lo, hi = hopper.CAUSAL_PERSISTENT.get(d, (0, -1))
+    persistent = not causal or lo <= 777 <= hi
+    assert pl.grid == ((min(tiles, 132), 1, 1) if persistent else (tiles, 1, 1))
     assert pl.block == (obj["threads"], 1, 1) and obj["threads"] == 128 * (obj["block_m"] // 64 + 1)
     assert pl.shared_mem == obj["shared"] <= 227 * 1024
     assert pl.workspace_bytes == 0
@@ -244,7 +247,7 @@ def test_build_is_reproducible(tmp_path):
     m = json.loads((CO / "hopper_manifest.json").read_text())
     by_d = {o["head_dim"]: o for o in m["objects"]}
     env.update(STAGES_D64=str(by_d[64]["stages"]), STAGES_D128=str(by_d[128]["stages"]),
-               NWG_D64=str(by_d[64]["block_m"] // 64))
+               NWG_D64=str(by_d[64]["block_m"] // 64), Q_STAGES=str(by_d[64].get("q_stages", 1)))
     r = subprocess.run(["bash", str(ROOT / "scripts" / "build" / "hopper.sh")], env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     assert (tmp_path / "hopper_fwd.cubin").read_bytes() == (CO / "hopper_fwd.cubin").read_bytes()
@@ -255,3 +258,12 @@ def test_replace_keeps_problems_hashable():
     p = problem()
     assert hash(dataclasses.replace(p, return_lse=True)) != 0
     assert portable.gate(p, "sm_90a") is None      # portable still runs everything hopper does
+
+
+@pytest.mark.parametrize("d, sk, persistent", [(64, 512, True), (64, 16384, True), (128, 1024, False),
+                                               (128, 2048, True), (128, 4096, True), (128, 8192, False)])
+def test_causal_grid_follows_the_measurements(d, sk, persistent):
+    (pl,) = hopper.plan(problem(b=2, sq=sk, sk=sk, hq=16, hk=16, d=d, causal=True), "sm_90a", 132, 1)
+    bm = hopper.manifest("sm_90a")["by_name"][hopper.variant_name("bf16", d)]["block_m"]
+    tiles = -(-sk // bm) * 16 * 2
+    assert pl.grid == ((min(tiles, 132), 1, 1) if persistent else (tiles, 1, 1))

@@ -5,11 +5,12 @@ mbarrier, cp.async, setmaxnreg), built by ``scripts/build/hopper.sh`` into
 ``kernels/co/sm_90a/hopper_fwd.cubin`` with ``hopper_manifest.json``; kernel arguments
 ``hopper_fwd_args`` (``kernels/src/hopper/hopper_args.h``), one launch per call.
 
-A CTA is one producer warpgroup (cp.async into a multi-stage shared-memory ring, mbarriers)
-and two consumer warpgroups (64 query rows each: S = Q K^T and O += P V with wgmma, online
-softmax in registers, P kept in registers, the two taking turns at the tensor cores), and runs
-tiles of 128 query rows of one (batch, q head) in a persistent loop: grid = min(tiles,
-compute_units) CTAs.
+A CTA is one producer warpgroup (cp.async into a multi-stage shared-memory ring and two Q
+buffers, mbarriers) and two (d128) or three (d64) consumer warpgroups (64 query rows each:
+S = Q K^T and O += P V with wgmma, online softmax in registers, P kept in registers, the
+warpgroups taking turns at the tensor cores), and runs tiles of 128 / 192 query rows of one
+(batch, q head) in a persistent loop: grid = min(tiles, compute_units) CTAs, or one CTA per
+tile for causal problems outside :data:`CAUSAL_PERSISTENT`.
 
 What it runs: bf16 / fp16; head_dim == head_dim_v in {64, 128}; GQA / MQA (heads_q %
 heads_k == 0); causal (bottom-right aligned, FlashAttention >= 2.1; rows that see no key give
@@ -97,14 +98,28 @@ def check_problem(p: Problem) -> str | None:
 
 #: Where the hopper kernels measured faster than the portable family on the H100 (bf16, same
 #: run, notes/hopper.md): (head_dim, causal) -> (min, max) of seqlen_q and of seqlen_k.
-#: Non-causal d128 won from 512 tokens up (1.05-1.22x), non-causal d64 from 2048 up (1.05-1.11x;
-#: 0.95-0.98x at 512 / 1024), causal d128 at 4096 and 8192 (1.00-1.20x over two runs; 0.99x at
-#: 16384, 0.90-0.98x at 512-2048); causal d64 lost everywhere (0.86-0.98x).  fp16 runs the same
-#: instructions and takes the bf16 rules (not timed separately).
+#: Non-causal d128 won from 512 tokens up (1.05-1.22x), non-causal d64 from 2048 up (three
+#: consumer warpgroups since 2026-11-24: 0.96-1.18x at 2048-16384 over runs 4 and 6, 0.96-1.03x at
+#: 512 / 1024), causal d128 at 4096 and 8192 (1.00-1.20x over two runs; 1.01-1.03x at 16384,
+#: 0.90-0.98x at 512-2048), causal d64 from 2048 up since run 6 (three warpgroups on the
+#: persistent grid: 1.04-1.13x at 2048-16384; 0.91-0.97x at 512 / 1024).  fp16 runs the same instructions and
+#: takes the bf16 rules (not timed separately).
 PREFERRED: dict[tuple[int, bool], tuple[int, int]] = {
     (128, False): (512, 1 << 30),
     (64, False): (2048, 1 << 30),
     (128, True): (4096, 8192),
+    (64, True): (2048, 1 << 30),
+}
+
+#: Causal problems whose seqlen_k lies in head_dim's range run on the persistent grid (the kernel
+#: deals the heavy-first tiles out in a snake); the others launch one CTA per tile.  Measured on the
+#: H100 (notes/hopper.md, runs 4 and 6): persistent won at d64 (1.06-1.31x at 512-2048, 1.02-1.14x
+#: at 4096 and 16384, 0.99-1.00x at 8192) and at d128 from 2048 to 4096 (1.02-1.04x, the 2x4096
+#: 64/8 GQA row 1.08-1.12x), and lost at d128 512 / 1024 (0.95-0.97x) and 16384 (0.96-0.97x);
+#: 8192 at d128 was 0.96-1.05x.
+CAUSAL_PERSISTENT: dict[int, tuple[int, int]] = {
+    64: (0, 1 << 30),
+    128: (2048, 4096),
 }
 
 
@@ -158,9 +173,12 @@ def plan(problem: Problem, arch: str, compute_units: int, num_splits: int) -> li
     m_blocks = -(-p.seqlen_q // bm)
     tiles = m_blocks * p.heads_q * p.batch
     # Non-causal tiles cost the same: a persistent grid, one CTA per SM.  Causal tiles do not:
-    # one CTA per tile, heavy tiles first, and the hardware hands each free SM the next one
-    # (a static round-robin over a persistent grid measured 14% slower at 16k causal).
-    grid = (tiles if p.causal else min(tiles, max(1, compute_units)), 1, 1)
+    # where CAUSAL_PERSISTENT says so, a persistent grid that deals the heavy-first tiles out in a
+    # snake; elsewhere one CTA per tile, heavy tiles first, and the hardware hands each free SM the
+    # next one.
+    lo, hi = CAUSAL_PERSISTENT.get(p.head_dim, (0, -1))
+    persistent = not p.causal or lo <= p.seqlen_k <= hi
+    grid = (min(tiles, max(1, compute_units)) if persistent else tiles, 1, 1)
     lay = layout()
     values = dict.fromkeys(lay.names, 0)
     values.update(batch=p.batch, seqlen_q=p.seqlen_q, seqlen_k=p.seqlen_k, heads_q=p.heads_q, group=p.group_size,

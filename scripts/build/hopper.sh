@@ -6,6 +6,7 @@
 #
 #   scripts/build/hopper.sh
 #   STAGES_D64=4 STAGES_D128=3 OUT=/tmp/x scripts/build/hopper.sh    # other ring depths, elsewhere
+#   Q_STAGES=1 NWG_D64=2 OUT=/tmp/z scripts/build/hopper.sh         # one Q buffer, d64 with 2 consumer warpgroups (as before 2026-11-24)
 #   NVCC_EXTRA="-DHOPPER_PINGPONG=0" OUT=/tmp/y scripts/build/hopper.sh   # experiments (bench/hopper_dev.py)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -14,12 +15,13 @@ src=kernels/src/hopper
 NVCC=${NVCC:-nvcc}
 STAGES_D64=${STAGES_D64:-3}
 STAGES_D128=${STAGES_D128:-2}
-NWG_D64=${NWG_D64:-2}          # consumer warpgroups of the d64 kernels (block_m = 64 * NWG_D64)
+NWG_D64=${NWG_D64:-3}          # consumer warpgroups of the d64 kernels (block_m = 64 * NWG_D64; 2 before 2026-11-24)
+Q_STAGES=${Q_STAGES:-2}        # Q buffers (2: the next tile's Q loads under the current tile)
 dest=${OUT:-kernels/co/sm_90a}
 # -gencode (not -arch=sm_90a): wgmma / setmaxnreg need the sm_90a target alone.
 flags=(-cubin -O3 -std=c++17 --fmad=true -Werror all-warnings -gencode=arch=compute_90a,code=sm_90a
        -DHOPPER_STAGES_D64="$STAGES_D64" -DHOPPER_STAGES_D128="$STAGES_D128"
-       -DHOPPER_NWG_D64="$NWG_D64" ${NVCC_EXTRA:-})
+       -DHOPPER_NWG_D64="$NWG_D64" -DHOPPER_Q_STAGES="$Q_STAGES" ${NVCC_EXTRA:-})
 python3 "$src/gen_wgmma.py"
 git diff --quiet -- "$src/wgmma_ops.h" 2>/dev/null || echo "hopper.sh: note: $src/wgmma_ops.h changed when regenerated" >&2
 tmp=$(mktemp -d)
@@ -33,5 +35,5 @@ if [ "$(sha256sum < "$tmp/a.cubin")" != "$(sha256sum < "$tmp/b.cubin")" ]; then
 fi
 mkdir -p "$dest"
 cp "$tmp/a.cubin" "$dest/hopper_fwd.cubin"
-python3 "$src/make_manifest.py" sm_90a "$dest" "$STAGES_D64" "$STAGES_D128" "$NWG_D64"
-echo "hopper: $dest/hopper_fwd.cubin ($(stat -c %s "$dest/hopper_fwd.cubin") bytes), stages d64 $STAGES_D64 d128 $STAGES_D128, d64 warpgroups $NWG_D64"
+python3 "$src/make_manifest.py" sm_90a "$dest" "$STAGES_D64" "$STAGES_D128" "$NWG_D64" "$Q_STAGES"
+echo "hopper: $dest/hopper_fwd.cubin ($(stat -c %s "$dest/hopper_fwd.cubin") bytes), stages d64 $STAGES_D64 d128 $STAGES_D128, d64 warpgroups $NWG_D64, Q buffers $Q_STAGES"

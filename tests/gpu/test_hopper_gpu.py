@@ -42,8 +42,9 @@ def _sm90() -> bool:
     return torch.cuda.is_available() and torch.cuda.get_device_capability() == (9, 0)
 
 
-def hopper_mha_fwd():
-    """An ``mha_fwd(q, k, v, out=..., **kw) -> (out, lse)`` that runs the hopper family."""
+def hopper_mha_fwd(grid_cap: int | None = None):
+    """An ``mha_fwd(q, k, v, out=..., **kw) -> (out, lse)`` that runs the hopper family; ``grid_cap``
+    caps the plan's grid (a persistent grid of that many CTAs, whatever the plan chose)."""
 
     def run(q, k, v, *, out, causal=False, window_size=(-1, -1), softcap=0.0, return_lse=True):
         views = {"q": view(q, argname="q"), "k": view(k, argname="k"), "v": view(v, argname="v")}
@@ -53,7 +54,12 @@ def hopper_mha_fwd():
         cus = torch.cuda.get_device_properties(q.device).multi_processor_count
         assert hopper.gate(p, "sm_90a", cus, force=True) is None, hopper.gate(p, "sm_90a", cus, force=True)
         lse = torch.full((p.batch, p.heads_q, p.seqlen_q), float("nan"), device=q.device, dtype=torch.float32)
-        prep = prepare(hopper.plan(p, "sm_90a", cus, 1), q.device.index)
+        plans = hopper.plan(p, "sm_90a", cus, 1)
+        if grid_cap:
+            import dataclasses
+
+            plans = [dataclasses.replace(pl, grid=(min(pl.grid[0], grid_cap), 1, 1)) for pl in plans]
+        prep = prepare(plans, q.device.index)
         ptrs = {n: vw.ptr for n, vw in views.items()}
         ptrs.update(out=out.data_ptr(), lse=lse.data_ptr())
         prep.launch(ptrs, torch.cuda.current_stream().cuda_stream)
@@ -91,3 +97,13 @@ def test_hopper_strided_inputs_and_padded_output(d, causal):
     assert rel_error(out, ref) <= sweep.ABS_TOL["bf16"]
     assert torch.isnan(wide[..., d:]).all(), "the kernel wrote past head_dim into the padding"
     assert torch.allclose(lse.double(), ref_lse, rtol=1e-3, atol=2e-3)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _sm90(), reason="the hopper kernels need an sm_90a GPU (H100 / H200)")
+@pytest.mark.parametrize("grid_cap", [132, 5])
+@pytest.mark.parametrize("case", [c for c in _TARGETED if c["feature"] != "none"], ids=sweep.case_id)
+def test_hopper_causal_on_a_persistent_grid(case, grid_cap):
+    """Causal tiles on a persistent grid (the snake order over the CTAs), whatever grid the plan picks."""
+    why = sweep.check_case(case, mha_fwd=hopper_mha_fwd(grid_cap))
+    assert why is None, why

@@ -11,7 +11,8 @@
 // pyhipattn:begin
 
 // Forward, one launch per call: grid (G, 1, 1), CTA i runs tiles i, i + G, ... of tiles =
-// m_blocks * heads_q * batch (G = min(tiles, SMs): persistent, or G = tiles).  A tile is
+// m_blocks * heads_q * batch (G = min(tiles, SMs): persistent, or G = tiles); causal: a snake,
+// tile r * G + i in even rounds r and r * G + G - 1 - i in odd ones.  A tile is
 // (batch b, q head h, block_m query rows m_block); block_m (64 per consumer warpgroup) and the
 // threads per CTA ((consumer warpgroups + 1) * 128) are each kernel's, in the manifest.
 //   causal == 0: m_block fastest, then h, then b

@@ -5,8 +5,9 @@
 // hopper_args.h); each consumer warpgroup owns 64 rows of a tile.  NWG = 2 (d128), and 2 or 3
 // (d64, HOPPER_NWG_D64): the manifest records each kernel's block_m and threads.
 //
-//   producer  (warpgroup 0, setmaxnreg 40 / 32): cp.async 16-byte copies of each tile's Q (once the
-//             consumers have finished the previous tile's QK^T: q_empty), then K and V
+//   producer  (warpgroup 0, setmaxnreg 40 / 32): cp.async 16-byte copies of each tile's Q into a
+//             ring of HOPPER_Q_STAGES buffers (once the consumers have finished the QK^T of
+//             the tile that used the buffer before: q_empty), then K and V
 //             tiles (BN keys) into a STAGES-deep ring in shared memory, 128B-swizzled as wgmma
 //             reads them; each thread's copies arrive on the tile's "full" mbarrier when they
 //             land (cp.async.mbarrier.arrive.noinc), and it waits on the "empty" mbarrier
@@ -40,10 +41,13 @@
 #define HOPPER_PINGPONG 1
 #endif
 #ifndef HOPPER_NWG_D64
-#define HOPPER_NWG_D64 2
+#define HOPPER_NWG_D64 3
 #endif
 #ifndef HOPPER_STAGES_D64
 #define HOPPER_STAGES_D64 3
+#endif
+#ifndef HOPPER_Q_STAGES
+#define HOPPER_Q_STAGES 2
 #endif
 
 namespace {
@@ -177,8 +181,9 @@ __device__ __forceinline__ void load_tile(uint32_t tile, const uint16_t* base, i
 
 // ------------------------------------------------------------------ the kernel body
 
-template <class E, int D, int BN, int STAGES, int NWG>
+template <class E, int D, int BN, int STAGES, int NWG, int QS>
 __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
+    static_assert(QS == 1 || QS == 2, "one or two Q buffers");
     static_assert(NWG == 2 || NWG == 3, "two or three consumer warpgroups");
     constexpr int BM = 64 * NWG;
     static_assert(D == 64 || D == 128, "head dim 64 or 128");
@@ -190,19 +195,20 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     {
         uint32_t dyn;
         asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(dyn));
-        if (dyn < (uint32_t)(Q_BYTES + 2 * STAGES * KV_BYTES + 8 * (2 + 4 * STAGES)) + ((1024u - (raw & 1023u)) & 1023u))
+        if (dyn < (uint32_t)(QS * Q_BYTES + 2 * STAGES * KV_BYTES + 8 * (2 * QS + 4 * STAGES)) + ((1024u - (raw & 1023u)) & 1023u))
             __trap();   // launched with less dynamic shared memory than this layout needs
     }
     const uint32_t s_base = (raw + 1023u) & ~1023u;
     const uint32_t sQ = s_base;
-    const uint32_t sK = sQ + Q_BYTES;
+    const uint32_t sK = sQ + QS * Q_BYTES;
     const uint32_t sV = sK + STAGES * KV_BYTES;
     const uint32_t bars = sV + STAGES * KV_BYTES;
-    const uint32_t q_full = bars, q_empty = bars + 8;
-    auto k_full = [&](int s) { return bars + 8 * (2 + s); };
-    auto k_empty = [&](int s) { return bars + 8 * (2 + STAGES + s); };
-    auto v_full = [&](int s) { return bars + 8 * (2 + 2 * STAGES + s); };
-    auto v_empty = [&](int s) { return bars + 8 * (2 + 3 * STAGES + s); };
+    auto q_full = [&](int s) { return bars + 8 * s; };
+    auto q_empty = [&](int s) { return bars + 8 * (QS + s); };
+    auto k_full = [&](int s) { return bars + 8 * (2 * QS + s); };
+    auto k_empty = [&](int s) { return bars + 8 * (2 * QS + STAGES + s); };
+    auto v_full = [&](int s) { return bars + 8 * (2 * QS + 2 * STAGES + s); };
+    auto v_empty = [&](int s) { return bars + 8 * (2 * QS + 3 * STAGES + s); };
 
     const int warpgroup = threadIdx.x / 128;
     const int tid = threadIdx.x % 128;
@@ -226,6 +232,13 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             b = r / a.heads_q;
         }
     };
+    // The CTA's r-th tile.  Causal: a snake over the persistent grid (CTA i takes tile i of even
+    // rounds and G - 1 - i of odd ones), so the heavy-first order spreads evenly over the CTAs;
+    // with one CTA per tile (G = tiles) it is tile blockIdx.x.  Otherwise round robin.
+    auto tile_of = [&](int r) {
+        const int G = gridDim.x, i = blockIdx.x;
+        return r * G + ((a.causal && (r & 1)) ? G - 1 - i : i);
+    };
     // key blocks [0, n_max) of a row block; blocks >= n_unmasked need the causal / tail mask
     auto key_blocks = [&](int m0, int& n_max, int& n_unmasked) {
         n_max = ceil_div(sk, BN);
@@ -239,8 +252,10 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     };
 
     if (threadIdx.x == 0) {
-        mbar_init(q_full, 128);
-        mbar_init(q_empty, 4 * NWG);      // lane 0 of each consumer warp
+        for (int s = 0; s < QS; ++s) {
+            mbar_init(q_full(s), 128);
+            mbar_init(q_empty(s), 4 * NWG);   // lane 0 of each consumer warp
+        }
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(k_full(s), 128);
             mbar_init(v_full(s), 128);
@@ -252,12 +267,15 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
 
     if (warpgroup == 0) {
         // ---------------- producer: Q of each tile, then its K / V blocks, last block first
-        // registers (of 65536): 128 * 40 + 256 * 232 (NWG 2), 128 * 32 + 384 * 160 (NWG 3)
+        // registers (of 65536): 128 * 40 + 256 * 232 (NWG 2), 128 * 32 + 384 * 160 (NWG 3); what the
+        // producer gives back is all the consumers may take (168 / 128 each at launch)
         if constexpr (NWG == 2) asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
         else asm volatile("setmaxnreg.dec.sync.aligned.u32 32;\n" ::: "memory");
-        int stage = 0;
+        int stage = 0, qs = 0;
         uint32_t phase = 0, q_phase = 0;
-        for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
+        for (int r = 0;; ++r) {
+            const int t = tile_of(r);
+            if (t >= num_tiles) break;
             int m_block, h, b, n_max, n_unmasked;
             decode(t, m_block, h, b);
             key_blocks(m_block * BM, n_max, n_unmasked);
@@ -266,10 +284,11 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             const uint16_t* q = reinterpret_cast<const uint16_t*>(a.q) + b * a.q_batch_stride + h * a.q_head_stride;
             const uint16_t* k = reinterpret_cast<const uint16_t*>(a.k) + b * a.k_batch_stride + hk * a.k_head_stride;
             const uint16_t* v = reinterpret_cast<const uint16_t*>(a.v) + b * a.v_batch_stride + hk * a.v_head_stride;
-            mbar_wait(q_empty, q_phase ^ 1);
-            load_tile<D, BM>(sQ, q, a.q_seq_stride, m_block * BM, sq, tid);
-            cp_async_arrive(q_full);
-            q_phase ^= 1;
+            // Q slot qs (QS == 2: the next tile's Q loads while this tile's last blocks run)
+            mbar_wait(q_empty(qs), q_phase ^ 1);
+            load_tile<D, BM>(sQ + qs * Q_BYTES, q, a.q_seq_stride, m_block * BM, sq, tid);
+            cp_async_arrive(q_full(qs));
+            if (++qs == QS) { qs = 0; q_phase ^= 1; }
             for (int n = n_max - 1; n >= 0; --n) {
                 mbar_wait(k_empty(stage), phase ^ 1);
                 load_tile<D, BN>(sK + stage * KV_BYTES, k, a.k_seq_stride, n * BN, sk, tid);
@@ -290,7 +309,6 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     const int warp = tid / 32, lane = tid % 32;
     const int row_local = warp * 16 + lane / 4;                 // and row_local + 8
     const float sl2 = a.scale_log2;
-    const uint32_t q_rows = sQ + wg * WG_ROWS * 128;
 
     // Ping-pong (HOPPER_PINGPONG): the two consumer warpgroups take turns issuing their GEMMs
     // (named barriers 1 and 2), so one's softmax runs while the other's GEMMs use the tensor cores.
@@ -305,10 +323,12 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     float s[BN / 2];
     float o[D / 2];
     uint32_t p[BN / 4];
-    int kst = 0;
+    int kst = 0, qs = 0;
     uint32_t kph = 0, q_phase = 0;
 
-    for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
+    for (int r = 0;; ++r) {
+        const int t = tile_of(r);
+        if (t >= num_tiles) break;
         int m_block, h, b, n_max, n_unmasked;
         decode(t, m_block, h, b);
         const int m0 = m_block * BM;
@@ -332,6 +352,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             continue;
         }
 
+        const uint32_t q_rows = sQ + qs * Q_BYTES + wg * WG_ROWS * 128;
 #pragma unroll
         for (int i = 0; i < D / 2; ++i) o[i] = 0.f;
         float mx0 = NEG_INF, mx1 = NEG_INF, l0 = 0.f, l1 = 0.f;
@@ -416,8 +437,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             }
         };
 
-        mbar_wait(q_full, q_phase);
-        q_phase ^= 1;
+        mbar_wait(q_full(qs), q_phase);
         int n = n_max - 1;
         mbar_wait(k_full(kst), kph);
         fence_proxy_async();
@@ -460,7 +480,8 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             if (++vst == STAGES) { vst = 0; vph ^= 1; }
         }
         // every QK^T of this tile is done: the producer may load the next tile's Q
-        if (lane == 0) mbar_arrive(q_empty);
+        if (lane == 0) mbar_arrive(q_empty(qs));
+        if (++qs == QS) { qs = 0; q_phase ^= 1; }
         mbar_wait(v_full(vst), vph);
         fence_proxy_async();
         sched_sync();
@@ -495,7 +516,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
 
 #define HOPPER_KERNEL(NAME, E, D, BN, S, NWG)                                                        \
     extern "C" __global__ void __launch_bounds__((NWG + 1) * 128, 1) NAME(const __grid_constant__ hopper_fwd_args a) { \
-        fwd_body<E, D, BN, S, NWG>(a);                                                               \
+        fwd_body<E, D, BN, S, NWG, HOPPER_Q_STAGES>(a);                                              \
     }
 
 HOPPER_KERNEL(hopper_fwd_bf16_d128, Bf16, 128, 128, HOPPER_STAGES_D128, 2)
