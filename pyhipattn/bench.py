@@ -36,6 +36,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
+from .bench_rows import primary, shape_label  # noqa: F401  (re-exported: bench.primary, bench.shape_label)
+
 # -- shapes ------------------------------------------------------------------------------------
 
 
@@ -66,13 +68,6 @@ class Shape:
 
     def label(self) -> str:
         return shape_label(self.dims(), self.causal)
-
-
-def shape_label(dims: list[int], causal: bool) -> str:
-    """``b16 h32/8 s1/32768 d128`` (+ `` causal``): one short line per shape."""
-    b, hq, hk, sq, sk, d = dims
-    s = f"s{sq}" if sq == sk else f"s{sq}/{sk}"
-    return f"b{b} h{hq}/{hk} {s} d{d}" + (" causal" if causal else "")
 
 
 def _baseline_shapes() -> tuple[Shape, ...]:
@@ -208,14 +203,6 @@ def summarize(times_ms: list[float]) -> dict:
         return t[min(len(t) - 1, int(p * (len(t) - 1) + 0.5))]
 
     return {"ms": statistics.median(t), "ms_p20": pct(0.2), "ms_p80": pct(0.8), "ms_min": t[0], "n": len(t)}
-
-
-def primary(row: dict, name: str) -> float | None:
-    """The row's headline rate of implementation ``name`` (TB/s or TFLOP/s), None if n/a."""
-    r = row.get(name)
-    if not isinstance(r, dict) or "ms" not in r:
-        return None
-    return r["TBps"] if row["unit"] == "TB/s" else r["tflops"]
 
 
 def ratios(row: dict, peers: list[str]) -> tuple[float | None, float | None]:

@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from .bench import primary, shape_label
+from .bench_rows import primary, shape_label
 
 
 #: One color per implementation, the same in every plot.

@@ -346,3 +346,14 @@ def test_plot_module_main_usage_and_png(tmp_path):
     assert main([str(path), str(tmp_path / "out" / "p.png")]) == 0
     assert (tmp_path / "out" / "p.png").exists()
     assert math.isfinite((tmp_path / "out" / "p.png").stat().st_size)
+
+
+def test_plot_and_bench_do_not_import_each_other_at_module_level():
+    """The old bench <-> plot circle: both now take rows' labels and rates from bench_rows."""
+    import subprocess
+    import sys
+
+    code = ("import sys, pyhipattn.plot; assert 'pyhipattn.bench' not in sys.modules; "
+            "import pyhipattn.bench; print('ok')")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
