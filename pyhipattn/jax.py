@@ -41,8 +41,11 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import padding, validate
+from . import api, padding, validate
 from .families.base import Problem
+from .kvcache import kvcache_problem
+from .runtime.memory import COUNTER_BYTES
+from .runtime.modules import on_unload
 from .xla_ffi import COMMAND_BUFFER_COMPATIBLE, FfiCall, Handler
 
 TARGET = "pyhipattn_mha"
@@ -122,27 +125,10 @@ def mha_fwd_kvcache(q, k_cache, v_cache, *, cache_seqlens=None, block_table=None
     for name, x in given.items():
         if x is not None:
             views[name] = _view(name, x, tables[name])
-    from .kvcache import kvcache_problem
-
     problem = kvcache_problem(views, **opts)
     operands = (q, k_cache, v_cache) + tuple(x for x in given.values() if x is not None)
-    _ensure_registered()
-    scratch = _scratch_bytes(problem)
-    p = problem
-    results = [jax.ShapeDtypeStruct((p.batch, p.seqlen_q, p.heads_q, p.head_dim_v), q.dtype)]
-    if p.return_lse:
-        results.append(jax.ShapeDtypeStruct((p.batch, p.heads_q, p.seqlen_q), jnp.float32))
-    aliases = {}
-    if p.kv_append:
-        aliases = {1: len(results), 2: len(results) + 1}
-        results += [jax.ShapeDtypeStruct(k_cache.shape, k_cache.dtype), jax.ShapeDtypeStruct(v_cache.shape, v_cache.dtype)]
-    if scratch:
-        results.append(jax.ShapeDtypeStruct((scratch,), jnp.uint8))
-    res = jax.ffi.ffi_call(TARGET, results, input_output_aliases=aliases, vmap_method="sequential")(
-        *operands, problem=_encode(p, scratch))
-    n = 1 + p.return_lse + (2 if p.kv_append else 0)
-    res = tuple(res[:n])
-    return res[0] if n == 1 else res
+    res = _custom_call(problem, operands, q, aliased=(1, 2) if problem.kv_append else ())
+    return res[0] if len(res) == 1 else tuple(res)
 
 
 # -- trace time: validate, plan the scratch, emit the custom call ------------------------------
@@ -182,44 +168,28 @@ def _problem(q, k, v, cu, extras: tuple, has_sinks: bool, has_alibi: bool, opts:
     return validate.with_serving(problem, serving)
 
 
-def _device_kinds() -> list[tuple[int, str, int]]:
-    """(first device, arch, compute units) of each distinct GPU kind this process sees; empty
-    when no GPU backend is usable (then only shapes are computed: eval_shape, CPU tests)."""
-    global _KINDS
-    if _KINDS is None:
+def _gpu_count() -> int:
+    """How many GPUs pyhipattn's backend sees; 0 when none is usable (then only shapes are
+    computed: eval_shape, the CPU tests)."""
+    global _GPUS
+    if _GPUS is None:
         try:
-            from .api import _backend, _device_facts
-
-            backend = _backend()
-            seen: dict = {}
-            for d in range(backend.device_count()):
-                seen.setdefault(_device_facts(backend, d), d)
-            _KINDS = [(d, arch, cus) for (arch, cus), d in seen.items()]
+            _GPUS = api._backend().device_count()
         except Exception:
-            _KINDS = []
-    return _KINDS
+            _GPUS = 0
+    return _GPUS
 
 
-_KINDS: list | None = None
+_GPUS: int | None = None
 
 
 def _scratch_bytes(problem: Problem) -> int:
     """Split-K scratch (arrival counters + partials) the problem needs on the largest of this
-    process's GPU kinds; 0 when it is not split.  Loads the code objects on every device of
-    those kinds now, at trace time, so no module is loaded while XLA captures a graph."""
-    from .api import _backend, _prepared
-    from .runtime.memory import COUNTER_BYTES
-
+    process's GPUs; 0 when it is not split.  Prepares the problem on every GPU now, at trace
+    time, so no module is loaded while XLA captures a graph."""
     need = 0
-    kinds = _device_kinds()
-    if kinds:
-        backend = _backend()
-        facts = {(arch, cus) for _, arch, cus in kinds}
-        from .api import _device_facts
-
-        for d in range(backend.device_count()):
-            if _device_facts(backend, d) in facts:
-                need = max(need, _prepared(backend, problem, d).workspace_bytes)
+    for d in range(_gpu_count()):
+        need = max(need, api._prepared(api._backend(), problem, d).workspace_bytes)
     return COUNTER_BYTES + need if need else 0
 
 
@@ -232,19 +202,20 @@ def _encode(problem: Problem, scratch: int) -> str:
 def _decode(text: bytes) -> tuple[Problem, int]:
     d = json.loads(text)
     scratch = d.pop("scratch")
-    fields = {f.name: f.type for f in dataclasses.fields(Problem)}
     for name, value in d.items():
         if isinstance(value, list):
             d[name] = tuple(value)
-    unknown = set(d) - set(fields)
+    unknown = set(d) - {f.name for f in dataclasses.fields(Problem)}
     if unknown:
         raise ValueError(f"custom call attribute names unknown Problem fields {sorted(unknown)} "
                          "(compiled by another pyhipattn version?)")
     return Problem(**d), scratch
 
 
-def _custom_call(problem: Problem, operands: tuple, like):
-    """Emit the custom call; returns (out, lse or None)."""
+def _custom_call(problem: Problem, operands: tuple, like, aliased: tuple = ()) -> list:
+    """Emit the custom call: results out [, lse], then the operands at the indices in
+    ``aliased`` (updated in place: input_output_aliases), then the split-K scratch if any.
+    Returns the results without the scratch."""
     _ensure_registered()
     scratch = _scratch_bytes(problem)
     p = problem
@@ -253,10 +224,14 @@ def _custom_call(problem: Problem, operands: tuple, like):
     results = [jax.ShapeDtypeStruct(out_shape, like.dtype)]
     if p.return_lse:
         results.append(jax.ShapeDtypeStruct(lse_shape, jnp.float32))
+    aliases = {i: len(results) + n for n, i in enumerate(aliased)}
+    results += [jax.ShapeDtypeStruct(operands[i].shape, operands[i].dtype) for i in aliased]
+    n = len(results)
     if scratch:
         results.append(jax.ShapeDtypeStruct((scratch,), jnp.uint8))
-    res = jax.ffi.ffi_call(TARGET, results, vmap_method="sequential")(*operands, problem=_encode(p, scratch))
-    return res[0], (res[1] if p.return_lse else None)
+    res = jax.ffi.ffi_call(TARGET, results, input_output_aliases=aliases, vmap_method="sequential")(
+        *operands, problem=_encode(p, scratch))
+    return list(res[:n])
 
 
 def _forward(q, k, v, cu, extras: tuple, has_sinks: bool, has_alibi: bool, opts: dict):
@@ -271,8 +246,8 @@ def _forward(q, k, v, cu, extras: tuple, has_sinks: bool, has_alibi: bool, opts:
         out = out[..., :dv]
         return (out, lse) if problem.return_lse else out
     operands = (q, k, v) + (tuple(cu) if cu is not None else ()) + tuple(extras)
-    out, lse = _custom_call(problem, operands, q)
-    return (out, lse) if problem.return_lse else out
+    res = _custom_call(problem, operands, q)
+    return tuple(res) if problem.return_lse else res[0]
 
 
 _OPS: dict = {}
@@ -378,6 +353,15 @@ def _register(handler: Handler, platform: str, traits: int) -> None:
         jax.ffi.register_ffi_target(TARGET, handler.capsule(), platform=platform)
 
 
+def _forget_kernels() -> None:
+    """``unload_all`` ran: the entries' Prepared launches name unloaded kernels."""
+    for entry in list(_PROBLEMS.values()):
+        entry.prepared.clear()
+
+
+on_unload(_forget_kernels)
+
+
 def _lookup(call: FfiCall) -> _Entry:
     text = call.string_attr()
     entry = _PROBLEMS.get(text)
@@ -388,41 +372,17 @@ def _lookup(call: FfiCall) -> _Entry:
     return entry
 
 
-_ONE_DEVICE: list = []         # [True] when the backend has a single device (no ordinal query needed)
-COUNTER_BYTES = 4 * 65536      # runtime.memory.COUNTER_BYTES (checked in tests/test_jax_ffi.py)
-
-
-class _api:
-    """pyhipattn.api's per-call helpers, imported on first use (not at ``import pyhipattn.jax``)."""
-
-    @staticmethod
-    def backend():
-        from .api import _backend
-
-        _api.backend = staticmethod(_backend)
-        return _backend()
-
-    @staticmethod
-    def prepared(backend, problem, device):
-        from .api import _prepared
-
-        _api.prepared = staticmethod(_prepared)
-        return _prepared(backend, problem, device)
-
-
 def _execute_gpu(call: FfiCall) -> None:
     """Queue the problem's kernels on XLA's stream: about 15 us of Python on the H100's host
     (frame decoding, stream query, one memset when split, one driver launch per kernel)."""
     entry = _lookup(call)
-    if not _ONE_DEVICE:
-        _ONE_DEVICE.append(_api.backend().device_count() == 1)
-    backend = _api.backend()
-    device = 0 if _ONE_DEVICE[0] else call.device()
+    backend = api._backend()
+    device = 0 if backend.device_count() == 1 else call.device()   # no ordinal query on one GPU
     if device is None:
         device = backend.pointer_device(call.args[0]) or 0
     prep = entry.prepared.get(device)
     if prep is None:
-        prep = entry.prepared[device] = _api.prepared(backend, entry.problem, device)
+        prep = entry.prepared[device] = api._prepared(backend, entry.problem, device)
     problem = entry.problem
     stream = call.stream()
     a, r = call.args, call.rets

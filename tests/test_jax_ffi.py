@@ -294,3 +294,15 @@ def test_kvcache_without_append_returns_out_only():
     _close(out, np.ones((2, 1, 4, 16)))
     with pytest.raises(ValueError, match="k_new / v_new need cache_seqlens"):
         pjax.mha_fwd_kvcache(q, kc, kc, k_new=kc[:, :1], v_new=kc[:, :1])
+
+
+def test_unload_all_forgets_the_handlers_prepared_launches(monkeypatch):
+    from pyhipattn.runtime import modules
+
+    entry = pjax._Entry(None, 0)
+    entry.prepared[0] = object()
+    monkeypatch.setitem(pjax._PROBLEMS, b"test-entry", entry)
+    assert pjax._forget_kernels in modules._unload_listeners
+    for cb in modules._unload_listeners:      # what unload_all runs before unloading modules
+        cb()
+    assert entry.prepared == {}
