@@ -79,6 +79,7 @@ class CudaBackend(DriverBackend):
         self._ctx_device: dict[int, int] = {}  # context address -> device
         self._pools: dict[int, Any] = {}
         self._infos: dict[int, DeviceInfo] = {}
+        self._ctypes_fns: dict[str, Any] = {}    # name -> ctypes function (_ctypes)
         self._ctx_get = d.cuCtxGetCurrent  # about 0.15 us through the bindings: checked on every launch
         self._init_launch(d.cuLaunchKernel, d.CUfunction, d.CUstream, LIBCUDA, "cuLaunchKernel")
 
@@ -237,18 +238,19 @@ class CudaBackend(DriverBackend):
         handle objects cost about 10 us (measured on the H100; the JAX handler zeroes split-K
         counters with it on every call)."""
         self.make_current(device)
-        fn = self._memset_fn or self._load_memset()
+        fn = self._ctypes("cuMemsetD8Async", ctypes.c_uint64, ctypes.c_ubyte, ctypes.c_size_t, ctypes.c_void_p)
         status = fn(ptr, byte, nbytes, stream)
         if status:
             raise self.error("cuMemsetD8Async", status)
 
-    _memset_fn = None
-
-    def _load_memset(self):
-        fn = ctypes.CDLL(LIBCUDA).cuMemsetD8Async
-        fn.argtypes = [ctypes.c_uint64, ctypes.c_ubyte, ctypes.c_size_t, ctypes.c_void_p]
-        fn.restype = ctypes.c_int
-        self._memset_fn = fn
+    def _ctypes(self, name: str, *argtypes):
+        """libcuda's ``name`` through ctypes (int status), bound once: for per-call driver calls
+        whose bindings wrappers cost more than the call."""
+        fn = self._ctypes_fns.get(name)
+        if fn is None:
+            fn = getattr(ctypes.CDLL(LIBCUDA), name)
+            fn.argtypes, fn.restype = list(argtypes), ctypes.c_int
+            self._ctypes_fns[name] = fn
         return fn
 
     def memcpy_dtoh(self, dst: int, src: int, nbytes: int, stream: int) -> None:
@@ -262,21 +264,12 @@ class CudaBackend(DriverBackend):
         (``cuStreamIsCapturing`` through ctypes: about 1 us, where the bindings' CUstream object
         costs several; asked on every split-K call of CuPy and of the JAX handler)."""
         self.make_current(device)   # a thread's first call may have no current context
-        fn = self._capture_fn or self._load_capture()
+        fn = self._ctypes("cuStreamIsCapturing", ctypes.c_void_p, ctypes.POINTER(ctypes.c_int))
         state = ctypes.c_int(0)
         status = fn(stream, ctypes.byref(state))
         if status:
             raise self.error("cuStreamIsCapturing", status)
         return state.value != 0     # CU_STREAM_CAPTURE_STATUS_NONE is 0
-
-    _capture_fn = None
-
-    def _load_capture(self):
-        fn = ctypes.CDLL(LIBCUDA).cuStreamIsCapturing
-        fn.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int)]
-        fn.restype = ctypes.c_int
-        self._capture_fn = fn
-        return fn
 
     def stream_device(self, stream: int) -> int | None:
         """Device ordinal a stream belongs to; None for the default streams (any device) or
