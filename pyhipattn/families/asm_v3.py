@@ -46,7 +46,7 @@ from ..errors import CodeObjectError, KernargMismatchError, UnsupportedError
 from ..kernargs import arg_packer, pack_by_names
 from ..plan import LaunchPlan
 from . import asm_v3_table as table
-from .base import Problem
+from .base import Problem, gqa_refusal
 
 NAME = "asm_v3"
 PRIORITY = 100          # above the portable family on the arches it runs on
@@ -174,8 +174,8 @@ def gate(problem: Problem, arch: str, compute_units: int | None = None) -> str |
         return f"softcap={p.softcap}: the ASM v3 kernels have no logit soft-capping"
     if p.has_window:
         return f"window {p.window}: the ASM v3 kernels do no sliding window (only no mask or causal)"
-    if p.heads_k <= 0 or p.heads_q % p.heads_k:
-        return f"k has {p.heads_k} heads, which does not divide q's {p.heads_q} heads (GQA needs hq % hk == 0)"
+    if why := gqa_refusal(p):
+        return why
     if p.num_splits >= 2:
         return f"num_splits={p.num_splits}: the ASM v3 kernels do not split the KV sequence"
     if p.varlen:

@@ -79,6 +79,22 @@ class Problem:
         return self.window != (-1, -1) and not (self.causal and self.window == (-1, 0))
 
 
+def gqa_refusal(p: Problem) -> str | None:
+    """Why heads_k cannot serve heads_q (GQA / MQA need hq % hk == 0), or None."""
+    if p.heads_k <= 0 or p.heads_q % p.heads_k:
+        return f"k has {p.heads_k} heads, which does not divide q's {p.heads_q} heads (GQA needs hq % hk == 0)"
+    return None
+
+
+def stride_refusal(p: Problem, why: str) -> str | None:
+    """The first of q, k, v, out whose strides are not multiples of 8 elements (``why``: what
+    in the family's kernels needs 16-byte pieces), or None."""
+    for name, strides in (("q", p.q_strides), ("k", p.k_strides), ("v", p.v_strides), ("out", p.o_strides)):
+        if any(x % 8 for x in strides):
+            return f"{name} strides {strides} are not multiples of 8 elements ({why})"
+    return None
+
+
 class Family(Protocol):
     """A kernel family module (``pyhipattn.families.<name>``) provides these names."""
 

@@ -33,7 +33,7 @@ from ..kernargs import StructLayout, layout_from_header
 from ..kernels_dir import header, kernels_dir
 from ..manifest import family_manifest
 from ..plan import LaunchPlan
-from .base import Problem
+from .base import Problem, gqa_refusal, stride_refusal
 
 NAME = "hopper"
 PRIORITY = 20          # above portable (10): where both accept, this one runs
@@ -83,11 +83,10 @@ def check_problem(p: Problem) -> str | None:
         return f"num_splits {p.num_splits}: the hopper kernels do not split the KV range"
     if not p.softmax_scale > 0:
         return f"softmax_scale {p.softmax_scale} must be > 0 for the hopper kernels"
-    if p.heads_k <= 0 or p.heads_q % p.heads_k:
-        return f"k has {p.heads_k} heads, which does not divide q's {p.heads_q} heads (GQA needs hq % hk == 0)"
-    for name, strides in (("q", p.q_strides), ("k", p.k_strides), ("v", p.v_strides), ("out", p.o_strides)):
-        if any(s % 8 for s in strides):
-            return f"{name} strides {strides} are not multiples of 8 elements (the hopper kernels copy 16-byte pieces)"
+    if why := gqa_refusal(p):
+        return why
+    if why := stride_refusal(p, "the hopper kernels copy 16-byte pieces"):
+        return why
     bm = MIN_BLOCK_M
     if -(-p.seqlen_q // bm) * p.heads_q * p.batch > _I32_MAX:
         return "more than 2^31 - 1 tiles of 128 query rows (batch * heads_q * ceil(seqlen_q / 128))"

@@ -26,7 +26,7 @@ from functools import lru_cache
 from ..arch import arch_info, canonical_arch
 from ..kernels_dir import header, kernels_dir
 from ..plan import LaunchPlan
-from .base import Problem
+from .base import Problem, gqa_refusal, stride_refusal
 
 NAME = "native_splitk"
 PRIORITY = 30
@@ -72,11 +72,10 @@ def check_problem(p: Problem) -> str | None:
         return "varlen (cu_seqlens) is not supported by the native kernels"
     if p.softcap > 0:
         return f"softcap {p.softcap} is not supported by the native kernels"
-    if p.heads_k <= 0 or p.heads_q % p.heads_k:
-        return f"k has {p.heads_k} heads, which does not divide q's {p.heads_q} heads (GQA needs hq % hk == 0)"
-    for name, strides in (("q", p.q_strides), ("k", p.k_strides), ("v", p.v_strides), ("out", p.o_strides)):
-        if any(s % 8 for s in strides):
-            return f"{name} strides {strides} are not multiples of 8 elements (the native kernels move 16-byte pieces)"
+    if why := gqa_refusal(p):
+        return why
+    if why := stride_refusal(p, "the native kernels move 16-byte pieces"):
+        return why
     if p.batch * p.heads_k >= 2**31 or math.ceil(p.seqlen_q * p.group_size / BM_PREFILL) > _GRID_Y_MAX:
         return f"the problem is too large for the native grid (batch * heads_k < 2^31, seqlen_q * group <= {_GRID_Y_MAX * BM_PREFILL})"
     if p.seqlen_q >= 2**30 or p.seqlen_k >= 2**30:

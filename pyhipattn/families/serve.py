@@ -27,7 +27,7 @@ from ..kernels_dir import header, kernels_dir
 from ..manifest import family_manifest
 from ..plan import LaunchPlan
 from ..runtime.memory import SPLIT_COUNTERS
-from .base import Problem
+from .base import Problem, gqa_refusal
 from .portable import head_dim_class
 
 NAME = "serve"
@@ -151,8 +151,8 @@ def gate(problem: Problem, arch: str, compute_units: int | None = None) -> str |
     for nm, d in (("head_dim", p.head_dim), ("head_dim_v", p.head_dim_v)):
         if not 8 <= d <= HEAD_DIM_CLASSES[-1] or d % 8:
             return f"{nm} {d} is not a multiple of 8 in 8..{HEAD_DIM_CLASSES[-1]} (pad the head dim)"
-    if p.heads_k <= 0 or p.heads_q % p.heads_k:
-        return f"k has {p.heads_k} heads, which does not divide q's {p.heads_q} heads (GQA needs hq % hk == 0)"
+    if why := gqa_refusal(p):
+        return why
     if p.batch * p.heads_k > MAX_GRID_YZ:
         return f"batch * heads_k = {p.batch * p.heads_k} exceeds the grid limit {MAX_GRID_YZ}"
     if p.kv_layout == "paged" and (p.page_size <= 0 or p.page_size % PAGE_MULTIPLE):
