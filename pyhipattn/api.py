@@ -15,14 +15,12 @@ default stream; nothing here synchronises the host or allocates outside the stre
 
 from __future__ import annotations
 
-from functools import lru_cache
-
-from . import dispatch, fastpath, outputs, padding, validate
+from . import fastpath, outputs, padding, percall, validate
 from .arch import arch_info, canonical_arch
 from .dlpack import view
 from .families.base import Problem
 from .plan import LaunchPlan
-from .prepared import pointer_values, prepare
+from .prepared import pointer_values
 
 
 def mha_fwd(q, k, v, *, softmax_scale: float | None = None, causal: bool = False,
@@ -62,7 +60,7 @@ def mha_fwd(q, k, v, *, softmax_scale: float | None = None, causal: bool = False
             fast_key, res = fastpath.cupy_call(q, k, v, options, return_lse)
             if res is not None:
                 return res
-    backend = _backend()
+    backend = percall.backend()
     views = _serving_views({"q": view(q, argname="q"), "k": view(k, argname="k"), "v": view(v, argname="v")},
                            sinks, alibi_slopes)
     device = validate.check_devices(views, (backend.dlpack_device_type,))
@@ -95,7 +93,7 @@ def mha_varlen_fwd(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q: int, max_s
     Other arguments as ``mha_fwd`` (alibi_slopes ``(batch, heads_q)`` has one row per sequence).
     Returns out ``(total_q, heads_q, head_dim_v)`` [, lse float32 ``(heads_q, total_q)``].
     """
-    backend = _backend()
+    backend = percall.backend()
     views = _serving_views({"q": view(q, argname="q"), "k": view(k, argname="k"), "v": view(v, argname="v"),
                             "cu_seqlens_q": view(cu_seqlens_q, argname="cu_seqlens_q"),
                             "cu_seqlens_k": view(cu_seqlens_k, argname="cu_seqlens_k")}, sinks, alibi_slopes)
@@ -163,7 +161,7 @@ def plan_mha_fwd(q_shape, k_shape, v_shape, *, dtype: str = "bf16", arch: str, c
                "alibi": None if alibi_slopes_shape is None else validate.ShapeView(alibi_slopes_shape, "fp32")}
     problem = validate.with_serving(problem, serving)
     arch = canonical_arch(arch)
-    decision = _decide(problem, arch, compute_units or arch_info(arch).default_cus)
+    decision = percall.decide(problem, arch, compute_units or arch_info(arch).default_cus)
     return decision if explain else list(decision.plans)
 
 
@@ -196,47 +194,6 @@ def _padded_call(fn, q, k, v, extra: tuple, out, problem: Problem, **kw):
 
 # -- the per-call path -----------------------------------------------------------------------
 
-_BACKEND = None
-_PREPARED: dict = {}            # (problem, device) -> Prepared
-
-
-def _backend():
-    global _BACKEND
-    if _BACKEND is None:
-        from .runtime import get_backend
-
-        _BACKEND = get_backend()
-    return _BACKEND
-
-
-@lru_cache(maxsize=4096)
-def _decide(problem: Problem, arch: str, compute_units: int) -> dispatch.Decision:
-    return dispatch.decide(problem, arch, compute_units)
-
-
-@lru_cache(maxsize=None)
-def _device_facts(backend, device: int) -> tuple[str, int]:
-    info = backend.device_info(device)
-    return info.arch, info.compute_units
-
-
-def _prepared(backend, problem: Problem, device: int):
-    key = (problem, device)
-    prep = _PREPARED.get(key)
-    if prep is None:
-        arch, cus = _device_facts(backend, device)
-        prep = _PREPARED[key] = prepare(_decide(problem, arch, cus).plans, device)
-    return prep
-
-
-def _check_alignment(views: dict) -> None:
-    for name in ("q", "k", "v", "out"):
-        v = views.get(name)
-        if v is not None and v.ptr % 16:
-            raise ValueError(f"{name}'s data pointer 0x{v.ptr:x} is not 16-byte aligned (an offset view?); "
-                             f"the kernels load 16 bytes at a time: pass {name}.contiguous() or an aligned view")
-
-
 def _execute(backend, problem: Problem, views: dict, device: int, like, out, shapes, stream, fast_key=None):
     from .runtime import streams
 
@@ -247,8 +204,8 @@ def _execute(backend, problem: Problem, views: dict, device: int, like, out, sha
         validate.check_out(views["out"], out_shape, dtype, device, (backend.dlpack_device_type,))
         if getattr(views["out"], "readonly", False):
             raise ValueError("out is read-only; pass a writable array")
-    _check_alignment(views)
-    prep = _prepared(backend, problem, device)
+    percall.check_alignment(views)
+    prep = percall.prepared(backend, problem, device)
     handle = streams.resolve(stream, like=like, device=device)
     if stream is not None:
         sdev = backend.stream_device(handle)
@@ -262,7 +219,7 @@ def _execute(backend, problem: Problem, views: dict, device: int, like, out, sha
                         if problem.return_lse else (None, 0))
     ptrs = {name: v.ptr for name, v in views.items()}
     ptrs["out"], ptrs["lse"] = out_ptr, lse_ptr
-    fastpath.launch(prep, pointer_values(ptrs), handle, like,
+    percall.launch(prep, pointer_values(ptrs), handle, like,
                     bool(prep.workspace_bytes) and backend.stream_is_capturing(handle, device),
                     (0, 0, 0, 0, ptrs.get("sinks", 0), ptrs.get("alibi", 0)) if problem.serving else ())
     if fast_key is not None:
@@ -274,20 +231,6 @@ def _execute(backend, problem: Problem, views: dict, device: int, like, out, sha
     if problem.return_lse:
         return out_obj, outputs.finish(lse_obj, handle)
     return out_obj
-
-
-def _forget_kernels() -> None:
-    _PREPARED.clear()
-    fastpath.forget()
-
-
-def _register_unload_hook() -> None:
-    from .runtime.modules import on_unload
-
-    on_unload(_forget_kernels)
-
-
-_register_unload_hook()
 
 
 __all__ = ["mha_fwd", "mha_varlen_fwd", "plan_mha_fwd", "LaunchPlan"]

@@ -23,6 +23,8 @@ from __future__ import annotations
 import sys
 import threading
 
+from . import percall
+
 #: key -> (Prepared, out shape, lse shape, out is like q)
 CACHE: dict = {}
 _MAX = 4096
@@ -38,8 +40,15 @@ def remember(key, prep, out_shape: tuple, lse_shape: tuple, like_q: bool) -> Non
 
 
 def forget() -> None:
+    """Drop every entry (code objects were unloaded: the entries' launches name them)."""
     CACHE.clear()
     _JAX_FNS.clear()
+
+
+def _register_unload_hook() -> None:
+    from .runtime.modules import on_unload
+
+    on_unload(forget)
 
 
 # -- torch -------------------------------------------------------------------------------------
@@ -88,7 +97,7 @@ def torch_call(q, k, v, options: tuple, return_lse: bool):
     else:
         values = (qp, kp, vp, out.data_ptr(), 0, 0, 0)
     # torch's own capture query is cheaper than the driver's; asked only when scratch is needed
-    launch(prep, values, stream, q, bool(prep.workspace_bytes) and torch_c._cuda_isCurrentStreamCapturing())
+    percall.launch(prep, values, stream, q, bool(prep.workspace_bytes) and torch_c._cuda_isCurrentStreamCapturing())
     return key, ((out, lse) if return_lse else out)
 
 
@@ -147,7 +156,7 @@ def cupy_call(q, k, v, options: tuple, return_lse: bool):
         values = (qp, kp, vp, out.data.ptr, lse.data.ptr, 0, 0)
     else:
         values = (qp, kp, vp, out.data.ptr, 0, 0, 0)
-    launch(prep, values, stream, q, bool(prep.workspace_bytes) and prep.backend.stream_is_capturing(stream, key[4]))
+    percall.launch(prep, values, stream, q, bool(prep.workspace_bytes) and prep.backend.stream_is_capturing(stream, key[4]))
     return key, ((out, lse) if return_lse else out)
 
 
@@ -186,18 +195,4 @@ def _jit(options: tuple, has_sinks: bool, has_alibi: bool):
     return jax.jit(f)
 
 
-# -- launching -------------------------------------------------------------------------------
-
-def launch(prep, values: tuple, stream: int, like, capturing: bool, extra: tuple = ()) -> None:
-    """``prep.run``, except that a split-K call being captured into a graph (``capturing``: the
-    caller asked, for problems that need scratch) gets scratch the graph owns
-    (``outputs.capture_scratch``) instead of the stream's shared workspace, which may grow
-    (free + alloc) after the capture."""
-    if capturing:
-        from .outputs import capture_scratch
-
-        scratch = capture_scratch(like, prep.workspace_bytes, stream, prep.device, prep.backend)
-        prep.run(values, stream, scratch.address, extra)
-        scratch.release()   # queued: the graph keeps the memory for every replay
-    else:
-        prep.run(values, stream, None, extra)
+_register_unload_hook()

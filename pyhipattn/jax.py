@@ -41,7 +41,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from . import api, padding, validate
+from . import padding, percall, validate
 from .families.base import Problem
 from .kvcache import kvcache_problem
 from .runtime.memory import COUNTER_BYTES
@@ -174,7 +174,7 @@ def _gpu_count() -> int:
     global _GPUS
     if _GPUS is None:
         try:
-            _GPUS = api._backend().device_count()
+            _GPUS = percall.backend().device_count()
         except Exception:
             _GPUS = 0
     return _GPUS
@@ -189,7 +189,7 @@ def _scratch_bytes(problem: Problem) -> int:
     time, so no module is loaded while XLA captures a graph."""
     need = 0
     for d in range(_gpu_count()):
-        need = max(need, api._prepared(api._backend(), problem, d).workspace_bytes)
+        need = max(need, percall.prepared(percall.backend(), problem, d).workspace_bytes)
     return COUNTER_BYTES + need if need else 0
 
 
@@ -376,13 +376,13 @@ def _execute_gpu(call: FfiCall) -> None:
     """Queue the problem's kernels on XLA's stream: about 15 us of Python on the H100's host
     (frame decoding, stream query, one memset when split, one driver launch per kernel)."""
     entry = _lookup(call)
-    backend = api._backend()
+    backend = percall.backend()
     device = 0 if backend.device_count() == 1 else call.device()   # no ordinal query on one GPU
     if device is None:
         device = backend.pointer_device(call.args[0]) or 0
     prep = entry.prepared.get(device)
     if prep is None:
-        prep = entry.prepared[device] = api._prepared(backend, entry.problem, device)
+        prep = entry.prepared[device] = percall.prepared(backend, entry.problem, device)
     problem = entry.problem
     stream = call.stream()
     a, r = call.args, call.rets

@@ -19,7 +19,7 @@ synchronisation: not under graph capture) and checks block ids and lengths again
 
 from __future__ import annotations
 
-from . import api, fastpath, outputs, validate
+from . import outputs, percall, validate
 from .dlpack import view
 from .families import serve
 from .families.base import Problem
@@ -42,7 +42,7 @@ def mha_fwd_kvcache(q, k_cache, v_cache, *, cache_seqlens=None, block_table=None
     Returns out ``(batch, seqlen_q, heads_q, head_dim_v)`` [, lse float32 ``(batch, heads_q,
     seqlen_q)``] in q's framework.
     """
-    backend = api._backend()
+    backend = percall.backend()
     arrays = {"q": q, "k_cache": k_cache, "v_cache": v_cache, "cache_seqlens": cache_seqlens,
               "block_table": block_table, "k_new": k_new, "v_new": v_new, "sinks": sinks,
               "alibi_slopes": alibi_slopes}
@@ -65,8 +65,8 @@ def _execute(backend, problem: Problem, views: dict, device: int, like, out, sha
     if out is not None:
         views["out"] = view(out, argname="out")
         validate.check_out(views["out"], out_shape, dtype, device, (backend.dlpack_device_type,))
-    api._check_alignment({"q": views["q"], "k": views["k_cache"], "v": views["v_cache"], "out": views.get("out")})
-    prep = api._prepared(backend, problem, device)
+    percall.check_alignment({"q": views["q"], "k": views["k_cache"], "v": views["v_cache"], "out": views.get("out")})
+    prep = percall.prepared(backend, problem, device)
     handle = streams.resolve(stream, like=like, device=device)
     out_obj, out_ptr = (outputs.empty_like(like, out_shape, dtype, device, handle) if out is None
                         else (out, views["out"].ptr))
@@ -74,7 +74,7 @@ def _execute(backend, problem: Problem, views: dict, device: int, like, out, sha
     ptr = {n: v.ptr for n, v in views.items()}
     values = (ptr["q"], ptr["k_cache"], ptr["v_cache"], out_ptr, lse_ptr, 0, 0)
     extra = tuple(ptr.get("alibi_slopes" if n == "alibi" else n, 0) for n in SERVING_SLOTS)
-    fastpath.launch(prep, values, handle, like, bool(prep.workspace_bytes) and backend.stream_is_capturing(handle, device),
+    percall.launch(prep, values, handle, like, bool(prep.workspace_bytes) and backend.stream_is_capturing(handle, device),
                 extra)
     out_obj = outputs.finish(out_obj, handle)
     return (out_obj, outputs.finish(lse_obj, handle)) if problem.return_lse else out_obj
@@ -261,5 +261,5 @@ def plan_mha_fwd_kvcache(q_shape, k_cache_shape, v_cache_shape, *, arch: str, dt
     problem = kvcache_problem(views, softmax_scale=softmax_scale, causal=causal, window_size=window_size,
                               softcap=softcap, return_lse=return_lse, num_splits=num_splits)
     a = canonical_arch(arch)
-    decision = api._decide(problem, a, compute_units or arch_info(a).default_cus)
+    decision = percall.decide(problem, a, compute_units or arch_info(a).default_cus)
     return decision if explain else list(decision.plans)

@@ -32,7 +32,7 @@ Streams: the kernels are queued on ``torch.cuda.current_stream(q.device)``, like
 CUDA graphs (what makes capture + replay correct):
 - outputs come from ``torch.empty`` (under capture: the graph's private pool);
 - split-K scratch, when the plan has splits, is taken from torch's allocator too while the
-  stream is capturing (``pyhipattn.api._capture_scratch``), never from pyhipattn's shared
+  stream is capturing (``outputs.capture_scratch`` through ``percall.launch``), never from pyhipattn's shared
   per-stream workspace, whose buffer may be replaced after the capture;
 - nothing synchronises or allocates outside torch's allocator on this path;
 - code objects must already be loaded: loading a module during capture is not a stream-ordered
@@ -48,7 +48,7 @@ from typing import Optional
 
 import torch
 
-from . import api
+from . import api, percall
 from .errors import GraphCaptureError
 
 __all__ = ["mha_fwd", "mha_fwd_kvcache", "mha_varlen_fwd"]
@@ -70,7 +70,7 @@ def _check_capture_ready(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, kw: 
     from .runtime.modules import default_cache
 
     device = q.device.index if q.device.index is not None else torch.cuda.current_device()
-    arch, cus = api._device_facts(api._backend(), device)
+    arch, cus = percall.device_facts(percall.backend(), device)
     extra = {}
     if varlen is not None:
         cu_len, max_q, max_k = varlen
@@ -170,7 +170,7 @@ def _check_kvcache_capture_ready(q, k_cache, v_cache, block_table, k_new, sinks,
     from .runtime.modules import default_cache
 
     device = q.device.index if q.device.index is not None else torch.cuda.current_device()
-    arch, cus = api._device_facts(api._backend(), device)
+    arch, cus = percall.device_facts(percall.backend(), device)
     dtype = {torch.bfloat16: "bf16", torch.float16: "fp16"}.get(q.dtype)
     if dtype is None:
         return

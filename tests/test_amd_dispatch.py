@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import pyhipattn
-from pyhipattn import api, codeobj, sweep
+from pyhipattn import api, codeobj, percall, sweep
 from pyhipattn.arch import arch_info
 from pyhipattn.dispatch import families
 from pyhipattn.families import asm_v3, portable
@@ -184,18 +184,18 @@ def _folds_itself(plan, arch: str) -> bool:
 def no_asm_dir(monkeypatch, tmp_path):
     monkeypatch.setenv("AITER_ASM_DIR", str(tmp_path / "nowhere"))
     monkeypatch.setattr(asm_v3, "_installed_hsa_dir", lambda: None)
-    api._decide.cache_clear()          # decisions depend on the ASM directory
+    percall.decide.cache_clear()          # decisions depend on the ASM directory
     yield
-    api._decide.cache_clear()
+    percall.decide.cache_clear()
 
 
 @pytest.fixture
 def with_asm_dir(aiter_hsa_dir, monkeypatch):
     monkeypatch.setenv("AITER_ASM_DIR", str(aiter_hsa_dir))
     monkeypatch.delenv("PYHIPATTN_ASM_V3_BF16_CVT", raising=False)
-    api._decide.cache_clear()
+    percall.decide.cache_clear()
     yield aiter_hsa_dir
-    api._decide.cache_clear()
+    percall.decide.cache_clear()
 
 
 def _sweep(arch: str, cus: int, asm_dir: bool) -> tuple[list[str], dict[str, int]]:

@@ -9,7 +9,7 @@ import itertools
 import numpy as np
 import pytest
 
-from pyhipattn import fastpath, outputs
+from pyhipattn import fastpath, outputs, percall
 from pyhipattn.runtime.memory import COUNTER_BYTES
 
 OPTIONS = (None, False, (-1, -1), 0.0, False, 0)
@@ -152,7 +152,7 @@ def test_launch_under_capture_runs_on_the_scratch_then_frees_it():
         def run(self, values, stream, workspace, extra=()):
             be.calls.append(("run", workspace, stream))
 
-    fastpath.launch(Prep(), (0,) * 7, 0x55, FakeCupyArray((1,), (2,)), True)
+    percall.launch(Prep(), (0,) * 7, 0x55, FakeCupyArray((1,), (2,)), True)
     assert [c[0] for c in be.calls] == ["alloc", "memset", "run", "free"]
     assert be.calls[2] == ("run", 0x10000 + COUNTER_BYTES, 0x55)
 

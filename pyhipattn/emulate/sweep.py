@@ -14,14 +14,12 @@ emulator, and the output (poisoned with NaN first) and LSE are compared with
 
 from __future__ import annotations
 
-import os
 import random
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
-import ml_dtypes
 import numpy as np
 
 from .. import dispatch, reference, validate
@@ -31,6 +29,7 @@ from ..runtime.memory import COUNTER_BYTES
 from .executor import LaunchStats
 from .executor import launch as run_kernel
 from .memory import regions
+from .objects import NP_DTYPES, code_object
 
 #: The AMD families and the arches each ships code objects for.
 FAMILY_ARCHES: dict[str, tuple[str, ...]] = {
@@ -40,7 +39,6 @@ FAMILY_ARCHES: dict[str, tuple[str, ...]] = {
     "serve": ("gfx942", "gfx950", "gfx1100", "gfx1101", "gfx1102", "gfx1200", "gfx1201"),
 }
 ABS_TOL = {"bf16": 1e-2, "fp16": 2e-3}
-NP_DTYPES = {"bf16": ml_dtypes.bfloat16, "fp16": np.float16}
 
 
 @dataclass(frozen=True)
@@ -185,7 +183,7 @@ def run_case(c: Case, family: str, arch: str, compute_units: int | None = None,
         pointers = {"q": q.ctypes.data, "k": k.ctypes.data, "v": v.ctypes.data, "out": out.ctypes.data,
                     "lse": lse.ctypes.data, "workspace": ws.ctypes.data + COUNTER_BYTES}
         for pl in plans:
-            co = _code_object(pl.code_object, arch, kernels_root, overrides)
+            co = code_object(pl.code_object, arch, kernels_root, overrides)
             bound = pl.bind(pointers)
             st = run_kernel(co, pl.kernel, bound.grid, bound.block, bound.kernargs, bound.shared_mem)
             stats.wave_instructions += st.wave_instructions
@@ -232,31 +230,6 @@ def _compare(res: CaseResult, c: Case, q, k, v, out, lse) -> str | None:
     return None
 
 
-_CO_CACHE: dict[tuple[str, str], object] = {}
-
-
-def _code_object(path: str, arch: str, kernels_root: str | None, overrides: dict[str, Path] | None = None):
-    from .. import codeobj
-    from ..kernels_dir import kernels_dir
-
-    p = Path(path)
-    if overrides and p.name in overrides:
-        p = Path(overrides[p.name])
-    elif kernels_root and not p.is_absolute():
-        p = Path(kernels_root) / p
-    elif kernels_root:
-        try:
-            p = Path(kernels_root) / p.relative_to(kernels_dir())
-        except ValueError:
-            pass
-    elif not p.is_absolute():
-        p = kernels_dir() / p
-    st = p.stat()
-    key = (str(p.resolve()), arch, st.st_mtime_ns, st.st_size)
-    co = _CO_CACHE.get(key)
-    if co is None:
-        co = _CO_CACHE[key] = codeobj.read_for_arch(str(p), arch)
-    return co
 
 
 @dataclass

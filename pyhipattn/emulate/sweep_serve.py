@@ -80,7 +80,7 @@ def _strides(a: np.ndarray) -> tuple[int, int, int]:
 
 def run_serve_case(c: ServeCase, arch: str, scratch, result, overrides=None, kernels_root=None) -> None:
     """Fill ``result`` (a sweep CaseResult) for ``c`` on ``arch``; ``scratch`` registers host arrays."""
-    from .sweep import NP_DTYPES, _code_object
+    from .objects import NP_DTYPES, code_object
 
     arch = canonical_arch(arch)
     rng = np.random.default_rng(5000 + c.seed)
@@ -135,7 +135,7 @@ def run_serve_case(c: ServeCase, arch: str, scratch, result, overrides=None, ker
     k0, v0 = kc.copy(), vc.copy()
     t0 = time.perf_counter()
     for pl in plans:
-        co = _code_object(pl.code_object, arch, kernels_root, overrides)
+        co = code_object(pl.code_object, arch, kernels_root, overrides)
         bound = pl.bind(ptrs)
         st = run_kernel(co, pl.kernel, bound.grid, bound.block, bound.kernargs, bound.shared_mem)
         result.wave_instructions += st.wave_instructions
