@@ -1,8 +1,11 @@
 """Check and time the hopper family on an H100 (issue 11's development script).
 
     python3 bench/hopper_dev.py check [VARIANT_DIR ...]    # numerics vs the float64 reference
+    python3 bench/hopper_dev.py check-only VARIANT_DIR ... # the same, without the shipped object
     python3 bench/hopper_dev.py time  [VARIANT_DIR ...]    # TFLOP/s: hopper variants, portable, cuDNN, flash
 
+``HOPPER_DEV_D=128`` times the shapes of one head dim only.  The "portable" column is the portable
+family forced (hopper's dispatch preference switched off).
 A VARIANT_DIR holds a ``hopper_fwd.cubin`` built with other options (same kernel names) and its
 ``hopper_manifest.json``, whose block_m / threads / shared the plans then take; the shipped object
 (kernels/co/sm_90a) is the first variant, named "hopper".  A variant dir named ``*_d64`` / ``*_d128`` is
@@ -148,7 +151,7 @@ def time_shapes(variants: list[str | None], shapes: list[tuple], dtype: str = "b
                     prep.launch({"q": q.data_ptr(), "k": k.data_ptr(), "v": v.data_ptr(), "out": outs[i].data_ptr()},
                                 torch.cuda.current_stream().cuda_stream)
                 impls["hopper_pgrid"] = g
-        impls["portable"] = lambda i: mha_fwd(*sets[i], causal=causal)
+        impls["portable"] = lambda i: mha_fwd(*sets[i], causal=causal)   # hopper.preferred is off in time mode
         for peer in os.environ.get("HOPPER_DEV_PEERS", "cudnn,flash").split(","):
             call = bench._sdpa_call(peer, s)
             impls[peer] = lambda i, call=call: call(*sets[i])
@@ -182,6 +185,8 @@ def table(rows: list[dict]) -> str:
 def main() -> int:
     mode = sys.argv[1]
     variants: list[str | None] = [None] + [os.path.join(p, "hopper_fwd.cubin") for p in sys.argv[2:]]
+    if mode == "check-only":      # the variants alone, not the shipped object
+        mode, variants = "check", variants[1:]
     print(torch.cuda.get_device_name(), torch.__version__, flush=True)
     if mode == "check":
         return 1 if check(variants) else 0
@@ -192,6 +197,11 @@ def main() -> int:
                 shapes.append((16384 // sq, h, h, sq, sq, d, causal))
     if mode == "time-quick":
         shapes = shapes[:5] + [(4, 32, 32, 4096, 4096, 64, False), (4, 16, 16, 4096, 4096, 128, True)]
+    if os.environ.get("HOPPER_DEV_D"):          # only the shapes of one head dim
+        shapes = [s for s in shapes if s[5] == int(os.environ["HOPPER_DEV_D"])]
+    # "portable" is the portable family itself: dispatch's preference for hopper is switched off here
+    # (before 2026-11-26 the column was mha_fwd as dispatched, i.e. hopper where hopper.PREFERRED says so)
+    hopper.preferred = lambda p: "bench/hopper_dev.py: the portable family, forced"
     rows = time_shapes(variants, shapes)
     out = os.environ.get("OUT")
     if out:

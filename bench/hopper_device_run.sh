@@ -21,8 +21,8 @@ python3 bench/hopper_dev.py check "$@" > "$OUT/check.log" 2>&1; echo "check: $(t
 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_hopper_gpu.py > "$OUT/pytest_hopper.log" 2>&1
 echo "pytest: $(tail -1 "$OUT/pytest_hopper.log")"
 shared=$(python3 -c "import json; m = json.load(open('kernels/co/sm_90a/hopper_manifest.json'))['objects']; \
-s = {o['kernel']: o for o in m}; d = s['hopper_fwd_bf16_d64']; \
-print(d['shared'], s['hopper_fwd_bf16_d128']['shared'], d['block_m'], d['threads'])")
+s = {o['kernel']: o for o in m}; d = s['hopper_fwd_bf16_d64']; w = s.get('hopper_fwd_bf16_d128_bn176'); \
+print(d['shared'], s['hopper_fwd_bf16_d128']['shared'], d['block_m'], d['threads'], w['shared'] if w else '')")
 gcc -O2 -I kernels/src/hopper -o /tmp/hopper_sanitize bench/hopper_sanitize.c -ldl -lm
 san=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
 for tool in memcheck racecheck synccheck; do

@@ -2,11 +2,12 @@
  * reference, with no framework in the process -- so compute-sanitizer starts in seconds.
  *
  *   gcc -O2 -I kernels/src/hopper -o /tmp/hopper_sanitize bench/hopper_sanitize.c -ldl -lm
- *   /tmp/hopper_sanitize kernels/co/sm_90a/hopper_fwd.cubin <shared d64> <shared d128> [<block_m d64> <threads d64>]
+ *   /tmp/hopper_sanitize kernels/co/sm_90a/hopper_fwd.cubin <shared d64> <shared d128> [<block_m d64> <threads d64> [<shared d128_bn176>]]
  *   compute-sanitizer --tool memcheck|racecheck|synccheck /tmp/hopper_sanitize ...
  *
  * The shared-memory sizes are the manifest's ("shared" of fwd_bf16_d64 / fwd_bf16_d128), and so are
- * the d64 kernel's block_m / threads (default 128 / 384; the d128 kernel's are 128 / 384).  Cases
+ * the d64 kernel's block_m / threads (default 128 / 384; the d128 kernel's are 128 / 384), and, when the
+ * cubin has them, the 176-key d128 kernel's shared memory (its cases run when it is given).  Cases
  * (bf16): causal and not, GQA / MQA, ragged tails, sq > sk causal (rows with no key), a small
  * persistent grid (3 CTAs for many tiles).  Exit 0 when every case is within 1e-2 relative
  * Frobenius error and every LSE within 2e-3.  The driver is opened with dlopen (no CUDA
@@ -74,10 +75,12 @@ static float randn(uint64_t* s) {
     return (float)(sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2));
 }
 
-static int g_bm[2] = {128, 128}, g_threads[2] = {384, 384};
+static int g_bm[3] = {128, 128, 128}, g_threads[3] = {384, 384, 384};
+
+static int g_kind;   /* 0: d64, 1: d128, 2: d128_bn176 (block_m / threads of that kernel) */
 
 static int run_case(CUfunction fn, int shared, int b, int sq, int sk, int hq, int hk, int d, int causal, int grid_cap) {
-    const int bm = g_bm[d == 128], threads = g_threads[d == 128];
+    const int bm = g_bm[g_kind], threads = g_threads[g_kind];
     size_t nq = (size_t)b * sq * hq * d, nk = (size_t)b * sk * hk * d;
     uint16_t *q = malloc(nq * 2), *k = malloc(nk * 2), *v = malloc(nk * 2), *o = malloc(nq * 2);
     float* lse = malloc((size_t)b * hq * sq * 4);
@@ -102,6 +105,9 @@ static int run_case(CUfunction fn, int shared, int b, int sq, int sk, int hq, in
     a.scale_log2 = (float)(scale * 1.4426950408889634);
     int tiles = a.m_blocks * hq * b;
     unsigned grid = (unsigned)(tiles < grid_cap ? tiles : grid_cap);
+    CUdeviceptr dt;   /* tensor-map scratch of TMA kernels: 128 + 384 bytes per CTA (unused by the others) */
+    CK(cuMemAlloc(&dt, 128 + 384 * (size_t)grid));
+    a.tmaps = dt;
     void* params[] = {&a};
     CK(cuLaunchKernel(fn, grid, 1, 1, threads, 1, 1, (unsigned)shared, 0, params, 0));
     CK(cuCtxSynchronize());
@@ -143,20 +149,21 @@ static int run_case(CUfunction fn, int shared, int b, int sq, int sk, int hq, in
     int ok = err <= 1e-2 && lerr <= 2e-3;
     printf("%s b%d sq%d sk%d h%d/%d d%d bm%d causal=%d grid=%u: rel err %.2e, lse err %.2e\n", ok ? "ok  " : "FAIL", b, sq,
            sk, hq, hk, d, bm, causal, grid, err, lerr);
-    CK(cuMemFree(dq)); CK(cuMemFree(dk)); CK(cuMemFree(dv)); CK(cuMemFree(dout)); CK(cuMemFree(dl));
+    CK(cuMemFree(dq)); CK(cuMemFree(dk)); CK(cuMemFree(dv)); CK(cuMemFree(dout)); CK(cuMemFree(dl)); CK(cuMemFree(dt));
     free(q); free(k); free(v); free(o); free(lse); free(p);
     return ok;
 }
 
 int main(int argc, char** argv) {
-    if (argc != 4 && argc != 6) {
-        fprintf(stderr, "usage: %s hopper_fwd.cubin <shared d64> <shared d128> [<block_m d64> <threads d64>]\n", argv[0]);
+    if (argc != 4 && argc != 6 && argc != 7) {
+        fprintf(stderr, "usage: %s hopper_fwd.cubin <shared d64> <shared d128> [<block_m d64> <threads d64> [<shared d128_bn176>]]\n", argv[0]);
         return 2;
     }
-    if (argc == 6) {
+    if (argc >= 6) {
         g_bm[0] = atoi(argv[4]);
         g_threads[0] = atoi(argv[5]);
     }
+    setvbuf(stdout, NULL, _IOLBF, 0);   /* each case's line reaches a log even if a later case hangs */
     void* lib = dlopen("libcuda.so.1", RTLD_NOW);
     if (!lib) { fprintf(stderr, "no libcuda.so.1: %s\n", dlerror()); return 2; }
     *(void**)&cuInit = sym(lib, "cuInit");
@@ -180,11 +187,13 @@ int main(int argc, char** argv) {
     CK(cuDevicePrimaryCtxRetain(&ctx, dev));
     CK(cuCtxSetCurrent(ctx));
     CK(cuModuleLoad(&mod, argv[1]));
-    const int shared[2] = {atoi(argv[2]), atoi(argv[3])};
-    const char* names[2] = {"hopper_fwd_bf16_d64", "hopper_fwd_bf16_d128"};
-    const int dims[2] = {64, 128};
+    const int shared[3] = {atoi(argv[2]), atoi(argv[3]), argc == 7 ? atoi(argv[6]) : 0};
+    const char* names[3] = {"hopper_fwd_bf16_d64", "hopper_fwd_bf16_d128", "hopper_fwd_bf16_d128_bn176"};
+    const int dims[3] = {64, 128, 128};
     int bad = 0;
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < (argc == 7 ? 3 : 2); ++i) {
+        g_kind = i;
+        printf("%s:\n", names[i]);
         CUfunction fn;
         CK(cuModuleGetFunction(&fn, mod, names[i]));
         CK(cuFuncSetAttribute(fn, 8 /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */, shared[i]));
@@ -194,6 +203,7 @@ int main(int argc, char** argv) {
         bad += !run_case(fn, shared[i], 1, 70, 33, 2, 2, d, 1, 1 << 30);
         bad += !run_case(fn, shared[i], 1, 1, 129, 8, 8, d, 0, 2);
         bad += !run_case(fn, shared[i], 1, 260, 260, 2, 1, d, 0, 1);
+        bad += !run_case(fn, shared[i], 1, 200, 530, 2, 2, d, 0, 2);   /* 530 keys: ragged 176-key tail */
     }
     printf("hopper sanitize cases: %d failure(s)\n", bad);
     return bad ? 1 : 0;

@@ -92,7 +92,7 @@ def test_family_is_registered_ahead_of_portable():
 @pytest.mark.parametrize("shape, causal, family", [
     ((1, 8192, 32, 8, 128), True, "hopper"), ((2, 4096, 64, 8, 128), True, "hopper"),
     ((1, 16384, 16, 16, 128), False, "hopper"), ((32, 512, 16, 16, 128), False, "hopper"),
-    ((8, 2048, 32, 32, 64), False, "hopper"), ((1, 16384, 16, 16, 128), True, "portable"),
+    ((8, 2048, 32, 32, 64), False, "hopper"), ((1, 16384, 16, 16, 128), True, "hopper"),
     ((8, 2048, 16, 16, 128), True, "portable"), ((32, 512, 16, 16, 64), False, "portable"),
     ((4, 4096, 32, 32, 64), True, "hopper"), ((16, 1024, 32, 32, 64), True, "portable"),
     ((1, 1, 32, 8, 128), False, "portable"),
@@ -141,7 +141,8 @@ def test_plan_launch_shape(causal, d):
     assert pl.grid == ((min(tiles, 132), 1, 1) if persistent else (tiles, 1, 1))
     assert pl.block == (obj["threads"], 1, 1) and obj["threads"] == 128 * (obj["block_m"] // 64 + 1)
     assert pl.shared_mem == obj["shared"] <= 227 * 1024
-    assert pl.workspace_bytes == 0
+    tma = obj.get("tma")
+    assert pl.workspace_bytes == (tma["align"] + tma["bytes_per_cta"] * pl.grid[0] if tma else 0)
     assert pl.kernel == f"hopper_fwd_bf16_d{d}"
     assert Path(pl.code_object).name == "hopper_fwd.cubin"
     lay = hopper.layout()
@@ -149,7 +150,10 @@ def test_plan_launch_shape(causal, d):
     i32 = lambda n: int.from_bytes(pl.kernargs[lay[n].offset:lay[n].offset + 4], "little", signed=True)  # noqa: E731
     assert (i32("seqlen_q"), i32("seqlen_k"), i32("group"), i32("heads_q")) == (1000, 777, 4, 8)
     assert (i32("m_blocks"), i32("causal"), i32("batch")) == (m_blocks, int(causal), 3)
-    assert dict(pl.pointer_slots) == {n: lay[n].offset for n in ("q", "k", "v", "out", "lse")}
+    want = {n: lay[n].offset for n in ("q", "k", "v", "out", "lse")}
+    if tma:
+        want["workspace"] = lay["tmaps"].offset
+    assert dict(pl.pointer_slots) == want
 
 
 def test_plan_without_lse_leaves_the_lse_pointer_zero():
@@ -211,7 +215,7 @@ def test_static_check_of_the_hopper_cubin():
     from pyhipattn.manifest import read_manifest
 
     entries = read_manifest(CO / "hopper_manifest.json")
-    assert len(entries) == 4
+    assert len(entries) == len(json.loads((CO / "hopper_manifest.json").read_text())["objects"]) >= 4
     cache: dict = {}
     for e in entries:
         assert check_entry(e, cache) == [], e.kernel
@@ -245,9 +249,13 @@ def test_build_is_reproducible(tmp_path):
         _skip_or_fail("git is not installed")
     env = dict(os.environ, OUT=str(tmp_path), NVCC=nvcc)
     m = json.loads((CO / "hopper_manifest.json").read_text())
-    by_d = {o["head_dim"]: o for o in m["objects"]}
-    env.update(STAGES_D64=str(by_d[64]["stages"]), STAGES_D128=str(by_d[128]["stages"]),
-               NWG_D64=str(by_d[64]["block_m"] // 64), Q_STAGES=str(by_d[64].get("q_stages", 1)))
+    by_name = {o["name"]: o for o in m["objects"]}
+    d64, d128 = by_name["fwd_bf16_d64"], by_name["fwd_bf16_d128"]
+    env.update(STAGES_D64=str(d64["stages"]), STAGES_D128=str(d128["stages"]),
+               NWG_D64=str(d64["block_m"] // 64), Q_STAGES=str(d64.get("q_stages", 1)),
+               Q_STAGES_D128=str(d128.get("q_stages", 1)), TMA_D64=str(int("tma" in d64)),
+               TMA_D128=str(int("tma" in d128)), BN_D128=str(d128["block_n"]),
+               BN176_D128=str(int("fwd_bf16_d128_bn176" in by_name)), REGS_2WG=d128.get("setmaxnreg", "40/232"))
     r = subprocess.run(["bash", str(ROOT / "scripts" / "build" / "hopper.sh")], env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     assert (tmp_path / "hopper_fwd.cubin").read_bytes() == (CO / "hopper_fwd.cubin").read_bytes()
@@ -267,3 +275,61 @@ def test_causal_grid_follows_the_measurements(d, sk, persistent):
     bm = hopper.manifest("sm_90a")["by_name"][hopper.variant_name("bf16", d)]["block_m"]
     tiles = -(-sk // bm) * 16 * 2
     assert pl.grid == ((min(tiles, 132), 1, 1) if persistent else (tiles, 1, 1))
+
+
+# ----------------------------------------------------------------------------- TMA and the 176-key kernels
+
+
+def _tma_manifest(monkeypatch, bn176=True):
+    """The shipped manifest with every kernel marked TMA (and, with ``bn176``, the 176-key d128 kernels)."""
+    m = json.loads((CO / "hopper_manifest.json").read_text())
+    objs = [o for o in m["objects"] if not o["name"].endswith("_bn176")]
+    for o in objs:
+        o["tma"] = {"bytes_per_cta": 384, "align": 128}
+    if bn176:
+        for o in [o for o in objs if o["head_dim"] == 128]:
+            objs.append(dict(o, name=o["name"] + "_bn176", kernel=o["kernel"] + "_bn176", block_n=176, q_stages=1))
+    m["objects"] = objs
+    m["by_name"] = {o["name"]: o for o in objs}
+    monkeypatch.setattr(hopper, "manifest", lambda arch: m)
+    return m
+
+
+@pytest.mark.parametrize("causal, sk, kernel", [
+    (False, 8192, "hopper_fwd_bf16_d128_bn176"), (False, 16384, "hopper_fwd_bf16_d128_bn176"),
+    (False, 4096, "hopper_fwd_bf16_d128"), (True, 16384, "hopper_fwd_bf16_d128")])
+def test_long_non_causal_d128_runs_the_176_key_kernel(monkeypatch, causal, sk, kernel):
+    _tma_manifest(monkeypatch)
+    (pl,) = hopper.plan(problem(b=1, sq=sk, sk=sk, hq=16, hk=16, causal=causal), "sm_90a", 132, 1)
+    assert pl.kernel == kernel
+
+
+def test_without_176_key_kernels_the_plan_keeps_the_128_key_one(monkeypatch):
+    _tma_manifest(monkeypatch, bn176=False)
+    (pl,) = hopper.plan(problem(b=1, sq=16384, sk=16384, hq=16, hk=16), "sm_90a", 132, 1)
+    assert pl.kernel == "hopper_fwd_bf16_d128"
+
+
+def test_tma_plan_binds_the_tensor_map_scratch(monkeypatch):
+    _tma_manifest(monkeypatch)
+    (pl,) = hopper.plan(problem(b=3, sq=1000, sk=777, causal=True), "sm_90a", 132, 1)
+    off = hopper.layout()["tmaps"].offset
+    assert dict(pl.pointer_slots)["workspace"] == off
+    assert pl.workspace_bytes == 128 + 384 * pl.grid[0]
+    assert pl.kernargs[off:off + 8] == bytes(8)
+
+
+@pytest.mark.parametrize("change, words", [
+    (dict(k_strides=(0, 256, 128)), "k batch stride 0"),                      # expanded batch
+    (dict(q_strides=(1024 * 8 * 128, -8 * 128, 128)), "q seq stride"),         # flipped sequence
+    (dict(v_strides=(1024 * 2 * 128, 2 * 128, 1 << 40)), "v head stride"),      # beyond a tensor map
+])
+def test_tma_kernels_refuse_strides_a_tensor_map_cannot_hold(monkeypatch, change, words):
+    _tma_manifest(monkeypatch)
+    why = hopper.gate(problem(**change), "sm_90a", force=True)
+    assert why is not None and words in why and "TMA" in why, why
+
+
+def test_size_one_axes_may_have_any_stride_with_tma(monkeypatch):
+    _tma_manifest(monkeypatch)
+    assert hopper.gate(problem(b=1, k_strides=(0, 256, 128), v_strides=(0, 256, 128)), "sm_90a", force=True) is None

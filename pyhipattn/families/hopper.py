@@ -5,7 +5,8 @@ mbarrier, cp.async, setmaxnreg), built by ``scripts/build/hopper.sh`` into
 ``kernels/co/sm_90a/hopper_fwd.cubin`` with ``hopper_manifest.json``; kernel arguments
 ``hopper_fwd_args`` (``kernels/src/hopper/hopper_args.h``), one launch per call.
 
-A CTA is one producer warpgroup (cp.async into a multi-stage shared-memory ring and two Q
+A CTA is one producer warpgroup (TMA at d128, with tensor maps the kernel makes itself in a
+per-CTA slot of the workspace; cp.async at d64; into a multi-stage shared-memory ring and two Q
 buffers, mbarriers) and two (d128) or three (d64) consumer warpgroups (64 query rows each:
 S = Q K^T and O += P V with wgmma, online softmax in registers, P kept in registers, the
 warpgroups taking turns at the tensor cores), and runs tiles of 128 / 192 query rows of one
@@ -16,7 +17,8 @@ What it runs: bf16 / fp16; head_dim == head_dim_v in {64, 128}; GQA / MQA (heads
 heads_k == 0); causal (bottom-right aligned, FlashAttention >= 2.1; rows that see no key give
 out 0 and LSE -inf) or no mask; any softmax_scale > 0; LSE (fp32 (batch, heads_q, seqlen_q));
 any sequence lengths (ragged tails masked); BSHD strides in multiples of 8 elements (16-byte
-copies: q / k / v / out must also be 16-byte aligned, which the planner cannot see).
+copies: q / k / v / out must also be 16-byte aligned, which the planner cannot see); with TMA
+(d128) positive q / k / v strides below 2^39 elements on every axis longer than 1 (:func:`tma_refusal`).
 Not: sliding windows, softcap, sinks / ALiBi / KV caches, varlen, split-K; those go to the
 portable family.  Dispatch picks this family only where it measured faster than portable on
 the H100 (:func:`preferred`); :func:`gate` with ``force=True`` accepts every problem the
@@ -97,16 +99,16 @@ def check_problem(p: Problem) -> str | None:
 
 #: Where the hopper kernels measured faster than the portable family on the H100 (bf16, same
 #: run, notes/hopper.md): (head_dim, causal) -> (min, max) of seqlen_q and of seqlen_k.
-#: Non-causal d128 won from 512 tokens up (1.05-1.22x), non-causal d64 from 2048 up (three
-#: consumer warpgroups since 2026-11-24: 0.96-1.18x at 2048-16384 over runs 4 and 6, 0.96-1.03x at
-#: 512 / 1024), causal d128 at 4096 and 8192 (1.00-1.20x over two runs; 1.01-1.03x at 16384,
-#: 0.90-0.98x at 512-2048), causal d64 from 2048 up since run 6 (three warpgroups on the
-#: persistent grid: 1.04-1.13x at 2048-16384; 0.91-0.97x at 512 / 1024).  fp16 runs the same instructions and
-#: takes the bf16 rules (not timed separately).
+#: Non-causal d128 won from 512 tokens up (1.05-1.22x; with TMA since 2026-11-26 1.07-1.14x), non-causal
+#: d64 from 2048 up (three consumer warpgroups since 2026-11-24: 0.96-1.18x at 2048-16384 over runs 4
+#: and 6, 0.96-1.03x at 512 / 1024), causal d128 from 4096 up (TMA, 2026-11-26: 1.02-1.18x at
+#: 4096-16384 and on the GQA rows; 0.87-0.96x at 512-2048), causal d64 from 2048 up since run 6 (three
+#: warpgroups on the persistent grid: 1.04-1.13x at 2048-16384; 0.91-0.97x at 512 / 1024).  fp16 runs
+#: the same instructions and takes the bf16 rules (not timed separately).
 PREFERRED: dict[tuple[int, bool], tuple[int, int]] = {
     (128, False): (512, 1 << 30),
     (64, False): (2048, 1 << 30),
-    (128, True): (4096, 8192),
+    (128, True): (4096, 1 << 30),
     (64, True): (2048, 1 << 30),
 }
 
@@ -120,6 +122,42 @@ CAUSAL_PERSISTENT: dict[int, tuple[int, int]] = {
     64: (0, 1 << 30),
     128: (2048, 4096),
 }
+
+
+#: TMA tensor maps take byte strides below 2^40 (elements of 2 bytes: below 2^39).
+_TMA_STRIDE_LIMIT = 1 << 39
+
+
+def tma_refusal(p: Problem) -> str | None:
+    """Why kernels that load q / k / v with TMA cannot run ``p`` (a tensor map needs a positive
+    stride below 2^39 elements on every axis longer than 1), or None."""
+    for name, strides, sizes in (("q", p.q_strides, (p.batch, p.seqlen_q, p.heads_q)),
+                                 ("k", p.k_strides, (p.batch, p.seqlen_k, p.heads_k)),
+                                 ("v", p.v_strides, (p.batch, p.seqlen_k, p.heads_k))):
+        if 0 in sizes:      # an empty tensor: nothing is loaded
+            continue
+        for axis, st, n in zip(("batch", "seq", "head"), strides, sizes):
+            if n > 1 and not 0 < st < _TMA_STRIDE_LIMIT:
+                return (f"{name} {axis} stride {st}: the hopper kernels load with TMA, which needs a positive stride "
+                        f"below 2^39 elements on every axis longer than 1")
+    return None
+
+
+#: Non-causal problems whose seqlen_k lies in this range run the ``_bn176`` kernel of their (dtype,
+#: head_dim) where the manifest has one (key block 176, one Q buffer: FA3's non-causal d128 tile).
+#: Measured on the H100 (notes/hopper.md, 2026-11-26): 1.07x the 128-key TMA kernel at 8192 and
+#: 1.02-1.03x at 16384; 0.95-1.00x from 512 to 4096.
+WIDE_BLOCK_NONCAUSAL: tuple[int, int] = (8192, 1 << 30)
+
+
+def kernel_name(p: Problem, names) -> str:
+    """The manifest name of the kernel that runs ``p`` among ``names``: ``fwd_<dtype>_d<D>``, or its
+    ``_bn176`` sibling for long non-causal problems (:data:`WIDE_BLOCK_NONCAUSAL`)."""
+    name = variant_name(p.dtype, p.head_dim)
+    lo, hi = WIDE_BLOCK_NONCAUSAL
+    if not p.causal and lo <= p.seqlen_k <= hi and name + "_bn176" in names:
+        return name + "_bn176"
+    return name
 
 
 def preferred(p: Problem) -> str | None:
@@ -151,13 +189,17 @@ def gate(problem: Problem, arch: str, compute_units: int | None = None, force: b
     why = check_problem(problem)
     if why:
         return why
-    if variant_name(problem.dtype, problem.head_dim) not in m["by_name"]:
+    obj = m["by_name"].get(kernel_name(problem, m["by_name"]))
+    if obj is None:
         return f"kernel {variant_name(problem.dtype, problem.head_dim)} is not in kernels/co/{a}/hopper_manifest.json"
+    if obj.get("tma") and (why := tma_refusal(problem)):
+        return why
     return None if force else preferred(problem)
 
 
 def plan(problem: Problem, arch: str, compute_units: int, num_splits: int) -> list[LaunchPlan]:
-    """One launch; pointer slots q, k, v, out, lse (lse only with ``return_lse``)."""
+    """One launch; pointer slots q, k, v, out, lse (lse only with ``return_lse``), and for a kernel that
+    loads with TMA (manifest ``tma``) the workspace, where each CTA writes its tensor maps."""
     why = gate(problem, arch, compute_units, force=True)
     if why:
         raise ValueError(f"hopper family cannot run this problem on {arch}: {why}")
@@ -167,7 +209,8 @@ def plan(problem: Problem, arch: str, compute_units: int, num_splits: int) -> li
     a = canonical_arch(arch)
     if p.seqlen_q == 0 or p.batch == 0 or p.heads_q == 0:
         return []
-    obj = manifest(a)["by_name"][variant_name(p.dtype, p.head_dim)]
+    by_name = manifest(a)["by_name"]
+    obj = by_name[kernel_name(p, by_name)]
     bm = obj["block_m"]
     m_blocks = -(-p.seqlen_q // bm)
     tiles = m_blocks * p.heads_q * p.batch
@@ -186,6 +229,10 @@ def plan(problem: Problem, arch: str, compute_units: int, num_splits: int) -> li
         for axis, s in zip(("batch", "seq", "head"), strides):
             values[f"{name}_{axis}_stride"] = s
     slots = _POINTERS if p.return_lse else _POINTERS[:-1]
+    tma = obj.get("tma")
+    workspace = tma["align"] + tma["bytes_per_cta"] * grid[0] if tma else 0
+    if tma:
+        slots += ("workspace",)
     return [LaunchPlan(
         code_object=str(kernels_dir() / a / obj["file"]),
         kernel=obj["kernel"],
@@ -193,6 +240,6 @@ def plan(problem: Problem, arch: str, compute_units: int, num_splits: int) -> li
         block=(obj["threads"], 1, 1),
         shared_mem=obj["shared"],
         kernargs=lay.packer().pack(**values),
-        workspace_bytes=0,
-        pointer_slots=tuple((n, lay[n].offset) for n in slots),
+        workspace_bytes=workspace,
+        pointer_slots=tuple((n, lay["tmaps" if n == "workspace" else n].offset) for n in slots),
     )]

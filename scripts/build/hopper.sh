@@ -7,6 +7,8 @@
 #   scripts/build/hopper.sh
 #   STAGES_D64=4 STAGES_D128=3 OUT=/tmp/x scripts/build/hopper.sh    # other ring depths, elsewhere
 #   Q_STAGES=1 NWG_D64=2 OUT=/tmp/z scripts/build/hopper.sh         # one Q buffer, d64 with 2 consumer warpgroups (as before 2026-11-24)
+#   TMA_D128=0 REGS_2WG=40/232 BN176_D128=0 OUT=/tmp/t scripts/build/hopper.sh   # the d128 kernels of 2026-11-24 (cp.async)
+#   BN_D128=176 Q_STAGES_D128=1 BN176_D128=0 OUT=/tmp/u scripts/build/hopper.sh  # the 176-key tile for every d128 kernel
 #   NVCC_EXTRA="-DHOPPER_PINGPONG=0" OUT=/tmp/y scripts/build/hopper.sh   # experiments (bench/hopper_dev.py)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -17,23 +19,33 @@ STAGES_D64=${STAGES_D64:-3}
 STAGES_D128=${STAGES_D128:-2}
 NWG_D64=${NWG_D64:-3}          # consumer warpgroups of the d64 kernels (block_m = 64 * NWG_D64; 2 before 2026-11-24)
 Q_STAGES=${Q_STAGES:-2}        # Q buffers (2: the next tile's Q loads under the current tile)
+Q_STAGES_D128=${Q_STAGES_D128:-$Q_STAGES}   # Q buffers of the d128 kernels (1 for BN_D128=176: shared memory)
+TMA_D128=${TMA_D128:-1}        # 1: the d128 producer loads with TMA (tensor maps made in the kernel; 0 before 2026-11-26)
+TMA_D64=${TMA_D64:-0}
+BN_D128=${BN_D128:-128}        # key block of the d128 kernels (128 or 176)
+REGS_2WG=${REGS_2WG:-24/240}   # setmaxnreg producer/consumer with two consumer warpgroups (40/232 before 2026-11-26)
+BN176_D128=${BN176_D128:-1}    # 1: also the hopper_fwd_<dtype>_d128_bn176 kernels (needs REGS_2WG=24/240)
 dest=${OUT:-kernels/co/sm_90a}
 # -gencode (not -arch=sm_90a): wgmma / setmaxnreg need the sm_90a target alone.
 flags=(-cubin -O3 -std=c++17 --fmad=true -Werror all-warnings -gencode=arch=compute_90a,code=sm_90a
        -DHOPPER_STAGES_D64="$STAGES_D64" -DHOPPER_STAGES_D128="$STAGES_D128"
-       -DHOPPER_NWG_D64="$NWG_D64" -DHOPPER_Q_STAGES="$Q_STAGES" ${NVCC_EXTRA:-})
+       -DHOPPER_NWG_D64="$NWG_D64" -DHOPPER_Q_STAGES="$Q_STAGES" -DHOPPER_Q_STAGES_D128="$Q_STAGES_D128"
+       -DHOPPER_TMA_D128="$TMA_D128" -DHOPPER_TMA_D64="$TMA_D64" -DHOPPER_BN_D128="$BN_D128" -DHOPPER_BN176_D128="$BN176_D128"
+       -DHOPPER_REGS_PRODUCER_2WG="${REGS_2WG%/*}" -DHOPPER_REGS_CONSUMER_2WG="${REGS_2WG#*/}" ${NVCC_EXTRA:-})
 python3 "$src/gen_wgmma.py"
 git diff --quiet -- "$src/wgmma_ops.h" 2>/dev/null || echo "hopper.sh: note: $src/wgmma_ops.h changed when regenerated" >&2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$NVCC" "${flags[@]}" -o "$tmp/a.cubin" "$src/hopper_fwd.cu" &
 "$NVCC" "${flags[@]}" -o "$tmp/b.cubin" "$src/hopper_fwd.cu" &
-wait %1 && wait %2
+wait %1   # (separate lines: set -e stops at a failed compile)
+wait %2
 if [ "$(sha256sum < "$tmp/a.cubin")" != "$(sha256sum < "$tmp/b.cubin")" ]; then
   echo "hopper.sh: hopper_fwd.cubin differs between two builds (not deterministic)" >&2
   exit 1
 fi
 mkdir -p "$dest"
 cp "$tmp/a.cubin" "$dest/hopper_fwd.cubin"
-python3 "$src/make_manifest.py" sm_90a "$dest" "$STAGES_D64" "$STAGES_D128" "$NWG_D64" "$Q_STAGES"
-echo "hopper: $dest/hopper_fwd.cubin ($(stat -c %s "$dest/hopper_fwd.cubin") bytes), stages d64 $STAGES_D64 d128 $STAGES_D128, d64 warpgroups $NWG_D64, Q buffers $Q_STAGES"
+python3 "$src/make_manifest.py" sm_90a "$dest" "$STAGES_D64" "$STAGES_D128" "$NWG_D64" "$Q_STAGES" \
+  "q_stages_d128=$Q_STAGES_D128" "tma_d64=$TMA_D64" "tma_d128=$TMA_D128" "bn_d128=$BN_D128" "regs_2wg=$REGS_2WG"
+echo "hopper: $dest/hopper_fwd.cubin ($(stat -c %s "$dest/hopper_fwd.cubin") bytes), stages d64 $STAGES_D64 d128 $STAGES_D128, d64 warpgroups $NWG_D64, Q buffers $Q_STAGES (d128 $Q_STAGES_D128), TMA d64 $TMA_D64 d128 $TMA_D128, BN d128 $BN_D128 (+176 kernels: $BN176_D128), setmaxnreg $REGS_2WG"

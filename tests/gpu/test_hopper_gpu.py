@@ -7,7 +7,8 @@ runtime, with the sweep's rules: poisoned output, error <= 1.5x torch SDPA's on 
 (or the absolute tolerance where SDPA cannot express the case), LSE -inf exactly on rows with
 no visible key and close elsewhere.  Targeted cases add GQA / MQA, ragged lengths around the
 128-row and 128-key tiles, sq > sk and sq < sk causal, long sequences (the persistent loop runs
-several tiles per CTA), strided (packed qkv) inputs and a padded output.
+several tiles per CTA), the 176-key kernels of long non-causal d128 problems, strided (packed qkv)
+inputs and a padded output.
 """
 
 from __future__ import annotations
@@ -32,7 +33,9 @@ for _i, (_b, _sq, _sk, _hq, _hk, _d, _dt, _f) in enumerate([
         (1, 1, 300, 8, 8, 128, "bf16", "none"), (2, 3000, 3000, 4, 4, 64, "fp16", "causal+lse"),
         (1, 600, 4000, 8, 8, 128, "bf16", "causal+lse"), (4, 2048, 2048, 16, 2, 128, "bf16", "causal"),
         (1, 8192, 8192, 4, 1, 64, "bf16", "causal+lse"), (2, 384, 129, 32, 8, 128, "fp16", "none"),
-        (1, 127, 128, 8, 2, 64, "fp16", "causal"), (1, 129, 127, 8, 2, 128, "bf16", "causal+lse")]):
+        (1, 127, 128, 8, 2, 64, "fp16", "causal"), (1, 129, 127, 8, 2, 128, "bf16", "causal+lse"),
+        # long non-causal d128: the 176-key kernels (hopper.WIDE_BLOCK_NONCAUSAL), ragged key tail
+        (1, 300, 8200, 4, 2, 128, "bf16", "none"), (2, 1000, 8192, 2, 1, 128, "fp16", "none")]):
     _TARGETED.append(dict(b=_b, sq=_sq, sk=_sk, hq=_hq, hk=_hk, d=_d, dv=_d, dtype=_dt, feature=_f,
                           window=(-1, -1), seed=700 + _i))
 CASES = _SWEEP + _TARGETED

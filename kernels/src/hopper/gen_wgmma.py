@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-NS = (64, 128)
+NS = (64, 128, 176)
 TYPES = {"bf16": "bf16", "f16": "f16"}
 
 

@@ -46,6 +46,8 @@ struct hopper_fwd_args {
     int32_t causal;         // 0 / 1
     float scale_log2;       // softmax_scale * log2(e)
     int32_t batch;
+    uint64_t tmaps;         // kernels with TMA (manifest "tma"): scratch of 128 + 384 * gridDim.x bytes, where
+                            // each CTA writes its Q / K / V tensor maps; 0 for the others
 };
 
 // pyhipattn:end

@@ -3,16 +3,19 @@
 // One CTA = one producer warpgroup + NWG consumer warpgroups ((NWG + 1) * 128 threads), running
 // tiles of BM = 64 * NWG query rows of one (batch, q head) in a persistent loop (tile order:
 // hopper_args.h); each consumer warpgroup owns 64 rows of a tile.  NWG = 2 (d128), and 2 or 3
-// (d64, HOPPER_NWG_D64): the manifest records each kernel's block_m and threads.
+// (d64, HOPPER_NWG_D64): the manifest records each kernel's block_m and threads.  Key blocks of
+// BN = 128 keys; the _bn176 kernels (long non-causal d128) take 176 with one Q buffer.
 //
-//   producer  (warpgroup 0, setmaxnreg 40 / 32): cp.async 16-byte copies of each tile's Q into a
+//   producer  (warpgroup 0, setmaxnreg 24 / 32): d128 (HOPPER_TMA_D128): one thread loads with TMA
+//             (cp.async.bulk.tensor, tensor maps the kernel makes itself: tmap_make), otherwise
+//             cp.async 16-byte copies by its 128 threads, of each tile's Q into a
 //             ring of HOPPER_Q_STAGES buffers (once the consumers have finished the QK^T of
 //             the tile that used the buffer before: q_empty), then K and V
 //             tiles (BN keys) into a STAGES-deep ring in shared memory, 128B-swizzled as wgmma
 //             reads them; each thread's copies arrive on the tile's "full" mbarrier when they
 //             land (cp.async.mbarrier.arrive.noinc), and it waits on the "empty" mbarrier
 //             before reusing a slot.  Rows past seqlen are zero-filled (src-size 0).
-//   consumers (warpgroups 1.., setmaxnreg 232 / 160): S = Q K^T with wgmma (A and B from shared
+//   consumers (warpgroups 1.., setmaxnreg 240 / 160): S = Q K^T with wgmma (A and B from shared
 //             memory), online softmax in registers (exp2, bottom-right causal / tail masks
 //             only on the blocks that need them), P converted to bf16/fp16 A fragments in
 //             registers, O += P V with wgmma (A from registers, V read N-major: transposed).
@@ -30,6 +33,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <stdint.h>
+
+#include <type_traits>
 
 #include "hopper_args.h"
 #include "wgmma_ops.h"
@@ -49,6 +54,36 @@
 #ifndef HOPPER_Q_STAGES
 #define HOPPER_Q_STAGES 2
 #endif
+#ifndef HOPPER_TMA_D128
+#define HOPPER_TMA_D128 1
+#endif
+#ifndef HOPPER_TMA_D64
+#define HOPPER_TMA_D64 0
+#endif
+#ifndef HOPPER_TMA_STRIDE_SHIFT
+#define HOPPER_TMA_STRIDE_SHIFT 0
+#endif
+#ifndef HOPPER_BN_D128
+#define HOPPER_BN_D128 128
+#endif
+#ifndef HOPPER_Q_STAGES_D128
+#define HOPPER_Q_STAGES_D128 HOPPER_Q_STAGES
+#endif
+// 1: also build hopper_fwd_<dtype>_d128_bn176 (key block 176, one Q buffer, TMA; the planner runs them
+// on long non-causal problems).  Needs setmaxnreg 24 / 240 (HOPPER_REGS_*_2WG): 88 score registers.
+#ifndef HOPPER_BN176_D128
+#define HOPPER_BN176_D128 1
+#endif
+// setmaxnreg of the producer / consumer warpgroups with two consumer warpgroups; a CTA starts with
+// 168 per thread, so 128 * (168 - PRODUCER) >= 256 * (CONSUMER - 168) must hold (else a deadlock)
+#ifndef HOPPER_REGS_PRODUCER_2WG
+#define HOPPER_REGS_PRODUCER_2WG 24
+#endif
+#ifndef HOPPER_REGS_CONSUMER_2WG
+#define HOPPER_REGS_CONSUMER_2WG 240
+#endif
+static_assert(128 * (168 - HOPPER_REGS_PRODUCER_2WG) >= 256 * (HOPPER_REGS_CONSUMER_2WG - 168),
+              "setmaxnreg: the consumers would wait for registers the producer never gives back");
 
 namespace {
 
@@ -80,18 +115,18 @@ __device__ __forceinline__ void mbar_arrive(uint32_t bar) {
 }
 
 // Arrive on ``bar`` once every cp.async this thread issued so far has landed.
-__device__ __forceinline__ void cp_async_arrive(uint32_t bar) {
+[[maybe_unused]] __device__ __forceinline__ void cp_async_arrive(uint32_t bar) {
     asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(bar) : "memory");
 }
 
 // 16 bytes global -> shared; src_bytes 0 writes zeros (rows past the sequence).
-__device__ __forceinline__ void cp_async16(uint32_t dst, const void* src, uint32_t src_bytes) {
+[[maybe_unused]] __device__ __forceinline__ void cp_async16(uint32_t dst, const void* src, uint32_t src_bytes) {
     asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst), "l"(src), "r"(src_bytes) : "memory");
 }
 
 // Consumers run this after an mbarrier wait and before wgmma reads the tile: cp.async wrote it
 // through the generic proxy, wgmma reads through the async proxy.
-__device__ __forceinline__ void fence_proxy_async() {
+[[maybe_unused]] __device__ __forceinline__ void fence_proxy_async() {
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
 
@@ -116,6 +151,67 @@ __device__ __forceinline__ float ex2(float x) {
     float y;
     asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
     return y;
+}
+
+// ---- TMA (cp.async.bulk.tensor).  The tensor maps are made here, in the kernel, from zeros
+// (tensormap.replace of every field), so plans stay pure values and no host driver call is
+// needed per launch: one thread writes them in shared memory, its warp copies them to the
+// CTA's slot of global scratch (tensormap.cp_fenceproxy, release), and the thread that issues
+// the copies acquires them (fence.proxy.tensormap).
+template <int ORD>
+[[maybe_unused]] __device__ __forceinline__ void tmap_dim(uint32_t m, uint32_t box, uint32_t dim, uint64_t stride_bytes) {
+    asm volatile("tensormap.replace.tile.box_dim.shared::cta.b1024.b32 [%0], %1, %2;" ::"r"(m), "n"(ORD), "r"(box) : "memory");
+    asm volatile("tensormap.replace.tile.global_dim.shared::cta.b1024.b32 [%0], %1, %2;" ::"r"(m), "n"(ORD), "r"(dim) : "memory");
+    asm volatile("tensormap.replace.tile.element_stride.shared::cta.b1024.b32 [%0], %1, 1;" ::"r"(m), "n"(ORD) : "memory");
+    if constexpr (ORD > 0)   // global_stride ord i is the byte stride of dimension i + 1
+        asm volatile("tensormap.replace.tile.global_stride.shared::cta.b1024.b64 [%0], %1, %2;" ::"r"(m), "n"(ORD - 1),
+                     "l"(stride_bytes) : "memory");
+}
+
+// A 4-d map of 16-bit elements (dims innermost first: D, seq, head, batch; strides in elements),
+// boxes of 64 x ``rows`` x 1 x 1, 128-byte swizzle, zero fill out of bounds.  Size-1 dimensions
+// get a nominal stride (theirs is never used).
+[[maybe_unused]] __device__ __forceinline__ void tmap_make(uint32_t m, uint64_t addr, int d, int seq, int heads, int batch,
+                                          int64_t seq_stride, int64_t head_stride, int64_t batch_stride, int rows) {
+    asm volatile("tensormap.replace.tile.global_address.shared::cta.b1024.b64 [%0], %1;" ::"r"(m), "l"(addr) : "memory");
+    asm volatile("tensormap.replace.tile.rank.shared::cta.b1024.b32 [%0], 3;" ::"r"(m) : "memory");   // rank - 1
+    tmap_dim<0>(m, 64, d, 0);
+    constexpr int SH = HOPPER_TMA_STRIDE_SHIFT;   // experiments only (0: strides in bytes)
+    tmap_dim<1>(m, rows, seq, (seq > 1 ? 2 * seq_stride : 16) >> SH);
+    tmap_dim<2>(m, 1, heads, (heads > 1 ? 2 * head_stride : 16) >> SH);
+    tmap_dim<3>(m, 1, batch, (batch > 1 ? 2 * batch_stride : 16) >> SH);
+    asm volatile("tensormap.replace.tile.elemtype.shared::cta.b1024.b32 [%0], 1;" ::"r"(m) : "memory");          // u16
+    asm volatile("tensormap.replace.tile.interleave_layout.shared::cta.b1024.b32 [%0], 0;" ::"r"(m) : "memory");  // none
+    asm volatile("tensormap.replace.tile.swizzle_mode.shared::cta.b1024.b32 [%0], 3;" ::"r"(m) : "memory");       // 128B
+    asm volatile("tensormap.replace.tile.fill_mode.shared::cta.b1024.b32 [%0], 0;" ::"r"(m) : "memory");          // zeros
+}
+
+[[maybe_unused]] __device__ __forceinline__ void tmap_publish(uint64_t gaddr, uint32_t m) {   // whole warp
+    asm volatile("tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu.sync.aligned [%0], [%1], 128;"
+                 ::"l"(gaddr), "r"(m) : "memory");
+}
+
+[[maybe_unused]] __device__ __forceinline__ void tmap_acquire(uint64_t gaddr) {
+    asm volatile("fence.proxy.tensormap::generic.acquire.gpu [%0], 128;" ::"l"(gaddr) : "memory");
+}
+
+[[maybe_unused]] __device__ __forceinline__ void mbar_expect_tx(uint32_t bar, uint32_t bytes) {
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
+}
+
+// One box (64 columns x rows) at (col, row, head, batch) into the swizzled tile at dst; completes
+// on bar.  Rows outside [0, seq) arrive as zeros and still count their bytes.
+[[maybe_unused]] __device__ __forceinline__ void tma_load(uint32_t dst, uint64_t map, int col, int row, int head, int batch, uint32_t bar) {
+    asm volatile(
+        "cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6];"
+        ::"r"(dst), "l"(map), "r"(col), "r"(row), "r"(head), "r"(batch), "r"(bar) : "memory");
+}
+
+// Rows [row, row + ROWS) of one (head, batch) into a tile [D / 64 atoms][ROWS][128 bytes].
+template <int D, int ROWS>
+[[maybe_unused]] __device__ __forceinline__ void tma_tile(uint32_t tile, uint64_t map, int row, int head, int batch, uint32_t bar) {
+#pragma unroll
+    for (int c = 0; c < D / 64; ++c) tma_load(tile + c * (ROWS * 128), map, 64 * c, row, head, batch, bar);
 }
 
 // wgmma shared-memory descriptors, 128-byte swizzle (tiles 1024-byte aligned):
@@ -159,7 +255,7 @@ __device__ __forceinline__ int ceil_div(int a, int b) { return (a + b - 1) / b; 
 // Copy ``ROWS`` rows of D elements (rows row0.., valid below ``limit``) into a swizzled tile:
 // [D / 64 atoms][ROWS][128 bytes], 16-byte chunk c of row r at chunk (c ^ (r & 7)).
 template <int D, int ROWS>
-__device__ __forceinline__ void load_tile(uint32_t tile, const uint16_t* base, int64_t row_stride, int row0,
+    [[maybe_unused]] __device__ __forceinline__ void load_tile(uint32_t tile, const uint16_t* base, int64_t row_stride, int row0,
                                           int limit, int ptid) {
     constexpr int CPR = D / 8;            // 16-byte chunks per row
     constexpr int RPP = 128 / CPR;        // rows per pass of 128 threads
@@ -181,21 +277,24 @@ __device__ __forceinline__ void load_tile(uint32_t tile, const uint16_t* base, i
 
 // ------------------------------------------------------------------ the kernel body
 
-template <class E, int D, int BN, int STAGES, int NWG, int QS>
+    template <class E, int D, int BN, int STAGES, int NWG, int QS, bool TMA>
 __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     static_assert(QS == 1 || QS == 2, "one or two Q buffers");
     static_assert(NWG == 2 || NWG == 3, "two or three consumer warpgroups");
     constexpr int BM = 64 * NWG;
     static_assert(D == 64 || D == 128, "head dim 64 or 128");
-    static_assert(BN == 64 || BN == 128, "key block 64 or 128");
+    static_assert(BN == 64 || BN == 128 || BN == 176, "key block 64, 128 or 176");
     constexpr int Q_BYTES = BM * D * 2;
     constexpr int KV_BYTES = BN * D * 2;
+    // mbarriers, then (TMA) three tensor maps at bars + 256
+    constexpr uint32_t TAIL = TMA ? 256 + 3 * 128 : 8 * (2 * QS + 4 * STAGES);
+    static_assert(8 * (2 * QS + 4 * STAGES) <= 256, "mbarriers overlap the tensor maps");
     extern __shared__ __align__(1024) uint8_t smem_raw[];
     const uint32_t raw = smem_u32(smem_raw);
     {
         uint32_t dyn;
         asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(dyn));
-        if (dyn < (uint32_t)(QS * Q_BYTES + 2 * STAGES * KV_BYTES + 8 * (2 * QS + 4 * STAGES)) + ((1024u - (raw & 1023u)) & 1023u))
+        if (dyn < (uint32_t)(QS * Q_BYTES + 2 * STAGES * KV_BYTES) + TAIL + ((1024u - (raw & 1023u)) & 1023u))
             __trap();   // launched with less dynamic shared memory than this layout needs
     }
     const uint32_t s_base = (raw + 1023u) & ~1023u;
@@ -203,6 +302,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     const uint32_t sK = sQ + QS * Q_BYTES;
     const uint32_t sV = sK + STAGES * KV_BYTES;
     const uint32_t bars = sV + STAGES * KV_BYTES;
+    const uint32_t maps = bars + 256;                 // TMA only: Q, K, V tensor maps (128 bytes each)
     auto q_full = [&](int s) { return bars + 8 * s; };
     auto q_empty = [&](int s) { return bars + 8 * (QS + s); };
     auto k_full = [&](int s) { return bars + 8 * (2 * QS + s); };
@@ -252,13 +352,14 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     };
 
     if (threadIdx.x == 0) {
+        constexpr uint32_t FULL = TMA ? 1 : 128;   // TMA: one expect_tx arrival; else each producer thread's cp.async
         for (int s = 0; s < QS; ++s) {
-            mbar_init(q_full(s), 128);
+            mbar_init(q_full(s), FULL);
             mbar_init(q_empty(s), 4 * NWG);   // lane 0 of each consumer warp
         }
         for (int s = 0; s < STAGES; ++s) {
-            mbar_init(k_full(s), 128);
-            mbar_init(v_full(s), 128);
+            mbar_init(k_full(s), FULL);
+            mbar_init(v_full(s), FULL);
             mbar_init(k_empty(s), 4 * NWG);
             mbar_init(v_empty(s), 4 * NWG);
         }
@@ -269,10 +370,48 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         // ---------------- producer: Q of each tile, then its K / V blocks, last block first
         // registers (of 65536): 128 * 40 + 256 * 232 (NWG 2), 128 * 32 + 384 * 160 (NWG 3); what the
         // producer gives back is all the consumers may take (168 / 128 each at launch)
-        if constexpr (NWG == 2) asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n" ::: "memory");
+        if constexpr (NWG == 2) asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(HOPPER_REGS_PRODUCER_2WG) : "memory");
         else asm volatile("setmaxnreg.dec.sync.aligned.u32 32;\n" ::: "memory");
         int stage = 0, qs = 0;
         uint32_t phase = 0, q_phase = 0;
+        uint64_t map_q = 0, map_k = 0, map_v = 0;
+        if constexpr (TMA) {
+            // warp 0 makes the CTA's three maps (a 384-byte slot of a.tmaps, 128-byte aligned); its
+            // thread 0 is then the whole producer, the other producer threads are done
+            if (tid >= 32) return;
+            const uint64_t slot = ((a.tmaps + 127) & ~(uint64_t)127) + (uint64_t)blockIdx.x * 384;
+            for (int i = tid; i < 96; i += 32) asm volatile("st.shared.u32 [%0], 0;" ::"r"(maps + 4 * i) : "memory");
+            __syncwarp();
+            if (tid == 0) {
+                tmap_make(maps, a.q, D, sq, a.heads_q, a.batch, a.q_seq_stride, a.q_head_stride, a.q_batch_stride, BM);
+                const int hk = a.heads_q / a.group;
+                tmap_make(maps + 128, a.k, D, sk, hk, a.batch, a.k_seq_stride, a.k_head_stride, a.k_batch_stride, BN);
+                tmap_make(maps + 256, a.v, D, sk, hk, a.batch, a.v_seq_stride, a.v_head_stride, a.v_batch_stride, BN);
+            }
+            __syncwarp();
+            for (int i = 0; i < 3; ++i) tmap_publish(slot + 128 * i, maps + 128 * i);
+            if (tid != 0) return;
+            for (int i = 0; i < 3; ++i) tmap_acquire(slot + 128 * i);
+            map_q = slot;
+            map_k = slot + 128;
+            map_v = slot + 256;
+        }
+        // ROWS rows from row0 of (head, b) of one of q / k / v into ``tile``, completing on ``bar``:
+        // TMA (one thread: expect the bytes, then the boxes) or every producer thread's cp.async
+        auto load = [&](auto rows, uint32_t tile, uint32_t bar, uint64_t map, uint64_t base, int64_t batch_stride,
+                        int64_t head_stride, int64_t seq_stride, int row0, int limit, int head, int b) {
+            constexpr int ROWS = decltype(rows)::value;
+            if constexpr (TMA) {
+                mbar_expect_tx(bar, ROWS * D * 2);
+                tma_tile<D, ROWS>(tile, map, row0, head, b, bar);
+            } else {
+                const uint16_t* p = reinterpret_cast<const uint16_t*>(base) + b * batch_stride + head * head_stride;
+                load_tile<D, ROWS>(tile, p, seq_stride, row0, limit, tid);
+                cp_async_arrive(bar);
+            }
+        };
+        using QRows = std::integral_constant<int, BM>;
+        using KVRows = std::integral_constant<int, BN>;
         for (int r = 0;; ++r) {
             const int t = tile_of(r);
             if (t >= num_tiles) break;
@@ -281,21 +420,18 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             key_blocks(m_block * BM, n_max, n_unmasked);
             if (n_max <= 0) continue;
             const int hk = h / a.group;
-            const uint16_t* q = reinterpret_cast<const uint16_t*>(a.q) + b * a.q_batch_stride + h * a.q_head_stride;
-            const uint16_t* k = reinterpret_cast<const uint16_t*>(a.k) + b * a.k_batch_stride + hk * a.k_head_stride;
-            const uint16_t* v = reinterpret_cast<const uint16_t*>(a.v) + b * a.v_batch_stride + hk * a.v_head_stride;
             // Q slot qs (QS == 2: the next tile's Q loads while this tile's last blocks run)
             mbar_wait(q_empty(qs), q_phase ^ 1);
-            load_tile<D, BM>(sQ + qs * Q_BYTES, q, a.q_seq_stride, m_block * BM, sq, tid);
-            cp_async_arrive(q_full(qs));
+            load(QRows{}, sQ + qs * Q_BYTES, q_full(qs), map_q, a.q, a.q_batch_stride, a.q_head_stride, a.q_seq_stride,
+                 m_block * BM, sq, h, b);
             if (++qs == QS) { qs = 0; q_phase ^= 1; }
             for (int n = n_max - 1; n >= 0; --n) {
                 mbar_wait(k_empty(stage), phase ^ 1);
-                load_tile<D, BN>(sK + stage * KV_BYTES, k, a.k_seq_stride, n * BN, sk, tid);
-                cp_async_arrive(k_full(stage));
+                load(KVRows{}, sK + stage * KV_BYTES, k_full(stage), map_k, a.k, a.k_batch_stride, a.k_head_stride,
+                     a.k_seq_stride, n * BN, sk, hk, b);
                 mbar_wait(v_empty(stage), phase ^ 1);
-                load_tile<D, BN>(sV + stage * KV_BYTES, v, a.v_seq_stride, n * BN, sk, tid);
-                cp_async_arrive(v_full(stage));
+                load(KVRows{}, sV + stage * KV_BYTES, v_full(stage), map_v, a.v, a.v_batch_stride, a.v_head_stride,
+                     a.v_seq_stride, n * BN, sk, hk, b);
                 if (++stage == STAGES) { stage = 0; phase ^= 1; }
             }
         }
@@ -303,7 +439,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     }
 
     // ---------------- consumers
-    if constexpr (NWG == 2) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n" ::: "memory");
+    if constexpr (NWG == 2) asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(HOPPER_REGS_CONSUMER_2WG) : "memory");
     else asm volatile("setmaxnreg.inc.sync.aligned.u32 160;\n" ::: "memory");
     const int wg = warpgroup - 1;
     const int warp = tid / 32, lane = tid % 32;
@@ -440,7 +576,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         mbar_wait(q_full(qs), q_phase);
         int n = n_max - 1;
         mbar_wait(k_full(kst), kph);
-        fence_proxy_async();
+        if constexpr (!TMA) fence_proxy_async();
         sched_sync();
         issue_qk(sK + kst * KV_BYTES);
         sched_arrive();
@@ -459,7 +595,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         for (n = n_max - 2; n >= 0; --n) {
             mbar_wait(k_full(kst), kph);
             mbar_wait(v_full(vst), vph);
-            fence_proxy_async();
+            if constexpr (!TMA) fence_proxy_async();
             sched_sync();
             issue_qk(sK + kst * KV_BYTES);
             issue_pv(sV + vst * KV_BYTES);
@@ -483,7 +619,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         if (lane == 0) mbar_arrive(q_empty(qs));
         if (++qs == QS) { qs = 0; q_phase ^= 1; }
         mbar_wait(v_full(vst), vph);
-        fence_proxy_async();
+        if constexpr (!TMA) fence_proxy_async();
         sched_sync();
         issue_pv(sV + vst * KV_BYTES);
         sched_arrive();
@@ -514,12 +650,16 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
 
 }  // namespace
 
-#define HOPPER_KERNEL(NAME, E, D, BN, S, NWG)                                                        \
+#define HOPPER_KERNEL(NAME, E, D, BN, S, NWG, QS, TMA)                                               \
     extern "C" __global__ void __launch_bounds__((NWG + 1) * 128, 1) NAME(const __grid_constant__ hopper_fwd_args a) { \
-        fwd_body<E, D, BN, S, NWG, HOPPER_Q_STAGES>(a);                                              \
+        fwd_body<E, D, BN, S, NWG, QS, TMA>(a);                                                      \
     }
 
-HOPPER_KERNEL(hopper_fwd_bf16_d128, Bf16, 128, 128, HOPPER_STAGES_D128, 2)
-HOPPER_KERNEL(hopper_fwd_fp16_d128, Fp16, 128, 128, HOPPER_STAGES_D128, 2)
-HOPPER_KERNEL(hopper_fwd_bf16_d64, Bf16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_D64)
-HOPPER_KERNEL(hopper_fwd_fp16_d64, Fp16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_D64)
+HOPPER_KERNEL(hopper_fwd_bf16_d128, Bf16, 128, HOPPER_BN_D128, HOPPER_STAGES_D128, 2, HOPPER_Q_STAGES_D128, HOPPER_TMA_D128)
+HOPPER_KERNEL(hopper_fwd_fp16_d128, Fp16, 128, HOPPER_BN_D128, HOPPER_STAGES_D128, 2, HOPPER_Q_STAGES_D128, HOPPER_TMA_D128)
+#if HOPPER_BN176_D128
+HOPPER_KERNEL(hopper_fwd_bf16_d128_bn176, Bf16, 128, 176, HOPPER_STAGES_D128, 2, 1, true)
+HOPPER_KERNEL(hopper_fwd_fp16_d128_bn176, Fp16, 128, 176, HOPPER_STAGES_D128, 2, 1, true)
+#endif
+HOPPER_KERNEL(hopper_fwd_bf16_d64, Bf16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_D64, HOPPER_Q_STAGES, HOPPER_TMA_D64)
+HOPPER_KERNEL(hopper_fwd_fp16_d64, Fp16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_D64, HOPPER_Q_STAGES, HOPPER_TMA_D64)

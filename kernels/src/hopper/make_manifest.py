@@ -1,12 +1,18 @@
 """Write kernels/co/<arch>/hopper_manifest.json from the built hopper cubin, and check it.
 
-    python3 kernels/src/hopper/make_manifest.py <arch> <dir with hopper_fwd.cubin> <stages d64> <stages d128> <consumer warpgroups d64> <Q buffers>
+    python3 kernels/src/hopper/make_manifest.py <arch> <dir with hopper_fwd.cubin> <stages d64> <stages d128> <consumer warpgroups d64> <Q buffers> [KEY=VALUE ...]
+
+KEY=VALUE (defaults: the build's before TMA): ``tma_d64`` / ``tma_d128`` (0 / 1: the producer loads with
+TMA, the kernel needs the ``tmaps`` scratch), ``bn_d128`` (key block), ``q_stages_d128`` (Q buffers of
+the d128 kernels; default <Q buffers>), ``regs_2wg`` (setmaxnreg producer/consumer with two consumer
+warpgroups, e.g. ``40/232``).
 
 Facts come from the object's own metadata (pyhipattn.codeobj), the kernel names
 (``hopper_fwd_<dtype>_d<D>``) and the stage / warpgroup counts the build passed to nvcc
 (block_m = 64 per consumer warpgroup, threads = 128 per warpgroup, the producer's included).  The launch's dynamic shared memory is the kernel's layout (hopper_fwd.cu): QS Q tiles,
 STAGES K and V tiles, 2 * QS + 4 * STAGES mbarriers, and 1024 bytes of slack to align the tiles to
-1024 bytes (the 128-byte swizzle's period).  The build fails here when a kernel's kernarg
+1024 bytes (the 128-byte swizzle's period); a TMA kernel has 256 + 384 bytes after its tiles instead of
+the mbarriers' (the mbarriers, then its three tensor maps).  The build fails here when a kernel's kernarg
 layout differs from hopper_args.h, when it spills or uses local memory, when its shared
 memory exceeds the arch's limit, or when its SASS has no HGMMA (when a disassembler is found).
 Output is deterministic (sorted keys, no timestamps).
@@ -30,17 +36,31 @@ from pyhipattn.codeobj.limits import resource_report  # noqa: E402
 from pyhipattn.kernargs import check_layout, layout_from_header  # noqa: E402
 
 HEADER = "kernels/src/hopper/hopper_args.h"
-FWD = re.compile(r"hopper_fwd_(bf16|fp16)_d(\d+)$")
+FWD = re.compile(r"hopper_fwd_(bf16|fp16)_d(\d+)(_bn176)?$")
+#: the ``_bn176`` kernels (HOPPER_BN176_D128): key block 176, one Q buffer, TMA, whatever the options
+BN176 = {"block_n": 176, "q_stages": 1, "tma": True}
 
 
-def shared_bytes(block_m: int, block_n: int, d: int, stages: int, q_stages: int) -> int:
+def shared_bytes(block_m: int, block_n: int, d: int, stages: int, q_stages: int, tma: bool = False) -> int:
     """Dynamic shared memory of one CTA (see the module docstring)."""
-    return q_stages * block_m * d * 2 + 2 * stages * block_n * d * 2 + 8 * (2 * q_stages + 4 * stages) + 1024
+    tail = 256 + 3 * 128 if tma else 8 * (2 * q_stages + 4 * stages)
+    return q_stages * block_m * d * 2 + 2 * stages * block_n * d * 2 + tail + 1024
 
 
-def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_stages: str) -> None:
-    qs = int(q_stages)
-    block_n = {64: 128, 128: 128}
+#: TMA kernels: bytes of ``tmaps`` scratch per CTA (three 128-byte tensor maps) and the alignment slack
+TMAP_BYTES_PER_CTA = 384
+TMAP_ALIGN = 128
+
+
+def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_stages: str, *opts: str) -> None:
+    kv = dict(o.split("=", 1) for o in opts)
+    unknown = set(kv) - {"tma_d64", "tma_d128", "bn_d128", "q_stages_d128", "regs_2wg"}
+    if unknown:
+        raise SystemExit(f"make_manifest: unknown option(s) {sorted(unknown)}")
+    qs = {64: int(q_stages), 128: int(kv.get("q_stages_d128", q_stages))}
+    block_n = {64: 128, 128: int(kv.get("bn_d128", 128))}
+    tma = {64: kv.get("tma_d64", "0") == "1", 128: kv.get("tma_d128", "0") == "1"}
+    regs = kv.get("regs_2wg", "40/232")
     stages = {64: int(stages64), 128: int(stages128)}
     nwg = {64: int(nwg64), 128: 2}
     hdr_path = os.path.join(HERE, "hopper_args.h")
@@ -60,11 +80,13 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
     for name in sorted(co.kernels):
         m = FWD.match(name)
         if not m:
-            raise SystemExit(f"make_manifest: kernel {name} does not follow hopper_fwd_<dtype>_d<D>")
+            raise SystemExit(f"make_manifest: kernel {name} does not follow hopper_fwd_<dtype>_d<D>[_bn176]")
         k = co.kernels[name]
         d = int(m[2])
-        bm, bn = 64 * nwg[d], block_n[d]
-        shared = shared_bytes(bm, bn, d, stages[d], qs)
+        bm, bn, q_bufs, uses_tma = 64 * nwg[d], block_n[d], qs[d], tma[d]
+        if m[3]:
+            bn, q_bufs, uses_tma = BN176["block_n"], BN176["q_stages"], BN176["tma"]
+        shared = shared_bytes(bm, bn, d, stages[d], q_bufs, uses_tma)
         try:
             check_layout(lay, k)
         except ValueError as e:
@@ -75,10 +97,14 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
         if ops is not None and not any(op.upper().startswith("HGMMA") for op in ops.get(name, {})):
             problems.append(f"{name}: no HGMMA in its SASS")
         objects.append({
-            "name": f"fwd_{m[1]}_d{d}", "file": fname, "kernel": name, "role": "fwd", "struct": "hopper_fwd_args",
-            "dtype": m[1], "head_dim": d, "block_m": bm, "block_n": bn, "stages": stages[d], "q_stages": qs,
+            "name": f"fwd_{m[1]}_d{d}{m[3] or ''}", "file": fname, "kernel": name, "role": "fwd", "struct": "hopper_fwd_args",
+            "dtype": m[1], "head_dim": d, "block_m": bm, "block_n": bn, "stages": stages[d], "q_stages": q_bufs,
             "threads": 128 * (nwg[d] + 1), "shared": shared, "registers": k.registers,
         })
+        if uses_tma:
+            objects[-1]["tma"] = {"bytes_per_cta": TMAP_BYTES_PER_CTA, "align": TMAP_ALIGN}
+        if nwg[d] == 2 and regs != "40/232":
+            objects[-1]["setmaxnreg"] = regs
     if problems:
         raise SystemExit("make_manifest: " + "; ".join(problems))
     manifest = {"family": "hopper", "arch": arch, "header": HEADER, "source": "kernels/src/hopper/hopper_fwd.cu",
@@ -89,6 +115,6 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 7:
+    if len(sys.argv) < 7:
         raise SystemExit(__doc__)
     main(*sys.argv[1:])
