@@ -82,7 +82,7 @@ def resolve_splits(problem: Problem, family, arch: str, compute_units: int) -> i
         return max(1, min(n, kv_blocks, family.MAX_SPLITS))
     eff = getattr(family, "SPLIT_EFFICIENCY", 0.85)
     # programs per compute unit the family wants resident (latency-bound kernels want more than one)
-    occ = family.split_occupancy(problem) if hasattr(family, "split_occupancy") else 1
+    occ = family.split_occupancy(problem, arch) if hasattr(family, "split_occupancy") else 1
     return split_heuristic(work_items, compute_units * occ, kv_blocks, family.MAX_SPLITS, eff)
 
 

@@ -46,17 +46,32 @@ def test_decode_tile_is_chosen_when_the_query_rows_fit(arch, sq, hq):
     assert name.endswith(("_decode.co", "_decode.cubin")) == decode, name
 
 
-def test_paged_decode_splits_fill_two_programs_per_compute_unit():
+def test_split_occupancy_follows_the_layout_and_the_tile():
     """Paged caches ask the split heuristic for two resident programs per CU, contiguous ones for
-    one (the H100 measurements in notes/serving.md)."""
-    def splits(paged: bool, b: int, ctx: int) -> int:
-        k = (b * ctx // 16, 16, 8, 128) if paged else (b, ctx, 8, 128)
-        return pyhipattn.plan_mha_fwd_kvcache((b, 1, 32, 128), k, k, arch="sm_90a", compute_units=132,
+    one, and so do sm_90a's d128 / d256 paged decode tiles (5 stages, 140 KB of shared memory: one
+    per SM); the H100 measurements in notes/serving.md."""
+    def splits(paged: bool, b: int, ctx: int, d: int = 128, arch: str = "sm_90a") -> int:
+        k = (b * ctx // 16, 16, 8, d) if paged else (b, ctx, 8, d)
+        return pyhipattn.plan_mha_fwd_kvcache((b, 1, 32, d), k, k, arch=arch, compute_units=132,
                                               block_table_shape=(b, ctx // 16) if paged else None, causal=True,
                                               explain=True).num_splits
-    assert (splits(False, 1, 131072), splits(True, 1, 131072)) == (16, 32)
-    assert (splits(False, 8, 16384), splits(True, 8, 16384)) == (2, 4)
+    assert (splits(False, 1, 131072), splits(True, 1, 131072)) == (16, 16)
+    assert (splits(False, 8, 16384), splits(True, 8, 16384)) == (2, 2)
     assert (splits(False, 64, 4096), splits(True, 64, 4096)) == (1, 1)
+    assert (splits(True, 1, 131072, d=64), splits(True, 1, 131072, arch="sm_80")) == (32, 31)   # two per CU
+    assert splits(True, 1, 131072, d=256) == 16
+
+
+def test_sm90a_paged_decode_tile_keeps_two_kv_buffers():
+    """The d128 paged decode object is built with 128-key tiles and 5 stages (two K/V buffers
+    behind the block-table stage); the contiguous one keeps 64 x 3."""
+    from pyhipattn.families import serve
+
+    by_name = serve.manifest("sm_90a")["by_name"]
+    for dt in serve.DTYPES:
+        paged, contig = by_name[f"fwd_{dt}_d128_paged_decode"], by_name[f"fwd_{dt}_d128_contig_decode"]
+        assert (paged["block_n"], paged["num_stages"], contig["block_n"], contig["num_stages"]) == (128, 5, 64, 3)
+        assert (paged["options"]["FOLD_SPLITS"], paged["options"]["FOLD_UNROLL"]) == serve.DECODE_FOLD["sm_90a"][128]
 
 
 def test_plain_problems_never_reach_the_serve_family():

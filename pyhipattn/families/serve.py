@@ -68,6 +68,23 @@ DECODE_TILES: dict[str, dict[int, tuple[int, int, int, int]]] = {
     "gfx942": {64: (16, 64, 4, 2), 128: (16, 64, 4, 2), 256: (16, 32, 4, 1)},   # 16x64 d256 spilled SGPRs
     "gfx950": {64: (16, 128, 4, 2), 128: (16, 128, 4, 2), 256: (16, 32, 4, 2)},
 }
+#: paged decode tiles where they differ from DECODE_TILES.  Each KV tile's block-table read takes
+#: one pipeline stage of its own (Triton's pipeliner keeps (num_stages - 1) // 2 K/V buffers for
+#: these indirect loads: 3 stages give one buffer, so every tile's load latency was exposed).
+#: sm_90a: 5 stages, two K+V buffers of 64 KB (d128: 128 keys; d256: 64 keys, 8 warps), one
+#: program per SM (140 KB of shared memory); on the H100 batch-1 64k decode went from 78-80% to
+#: 85% of copy at d128 and from 86-87% to 93% at d256 (notes/serving.md).
+PAGED_DECODE_TILES: dict[str, dict[int, tuple[int, int, int, int]]] = {
+    "sm_90a": {128: (16, 128, 8, 5), 256: (16, 64, 8, 5)},
+}
+#: the split-K fold's loads (kernel constexprs FOLD_SPLITS, FOLD_UNROLL) per decode tile: every
+#: split's lse in chunks of FOLD_SPLITS and the partials' loop unrolled FOLD_UNROLL times, fewer
+#: serial memory latencies in the launch's tail.  sm_90a d128 only: on the H100 d64 ran 1-5%
+#: slower with (32, 2) than with (1, 1), and d256 paged reached 255 registers at (32, 2)
+#: (notes/serving.md).  Every other object folds one split per step, (1, 1).
+DECODE_FOLD: dict[str, dict[int, tuple[int, int]]] = {
+    "sm_90a": {128: (32, 4)},
+}
 
 
 def variant_name(dtype: str, hd_class: int, kv_mode: int, decode: bool = False) -> str:
@@ -82,10 +99,16 @@ def is_decode(problem: Problem, arch: str) -> bool:
     return bool(tiles) and hdc is not None and problem.seqlen_q * problem.group_size <= tiles[hdc][0]
 
 
+def decode_tile(arch: str, hd_class: int, kv_mode: int) -> tuple[int, int, int, int]:
+    """``arch``'s decode tile for ``hd_class`` and ``kv_mode`` (paged ones may differ)."""
+    paged = PAGED_DECODE_TILES.get(arch, {}) if kv_mode == 1 else {}
+    return paged.get(hd_class) or DECODE_TILES[arch][hd_class]
+
+
 def tile(problem: Problem, arch: str) -> tuple[int, int, int, int]:
     """(BLOCK_M, BLOCK_N, num_warps, num_stages) that ``problem`` runs with on ``arch``."""
     a, hdc = canonical_arch(arch), head_dim_class(problem) or 256
-    return (DECODE_TILES[a] if is_decode(problem, a) else TILES[a])[hdc]
+    return decode_tile(a, hdc, kv_mode(problem)) if is_decode(problem, a) else TILES[a][hdc]
 
 
 def variants(arch: str) -> list[dict]:
@@ -96,12 +119,14 @@ def variants(arch: str) -> list[dict]:
             bm, bn, nw, ns = TILES[arch][hdc]
             for mode in range(3):
                 out.append(dict(name=variant_name(dt, hdc, mode), role="fwd", dtype=dt, head_dim_class=hdc,
-                                kv_mode=mode, block_m=bm, block_n=bn, num_warps=nw, num_stages=ns))
+                                kv_mode=mode, block_m=bm, block_n=bn, num_warps=nw, num_stages=ns,
+                                fold_splits=1, fold_unroll=1))
                 if arch in DECODE_TILES:
-                    dm, dn, dw, ds = DECODE_TILES[arch][hdc]
+                    dm, dn, dw, ds = decode_tile(arch, hdc, mode)
+                    fs, fu = DECODE_FOLD.get(arch, {}).get(hdc, (1, 1))
                     out.append(dict(name=variant_name(dt, hdc, mode, True), role="fwd", dtype=dt,
                                     head_dim_class=hdc, kv_mode=mode, block_m=dm, block_n=dn, num_warps=dw,
-                                    num_stages=ds))
+                                    num_stages=ds, fold_splits=fs, fold_unroll=fu))
     bt, bd, nw, ns = APPEND_TILE
     for mode in (0, 1):
         out.append(dict(name=f"append_{MODE_NAMES[mode]}", role="append", dtype="b16", head_dim_class=0,
@@ -178,11 +203,15 @@ def split_work(problem: Problem, arch: str) -> tuple[int, int]:
     return programs, -(-problem.seqlen_k // bn)
 
 
-def split_occupancy(problem: Problem) -> int:
+def split_occupancy(problem: Problem, arch: str) -> int:
     """Programs per compute unit the split heuristic fills: 2 for paged caches (each KV tile waits
     on a block-table load first: on the H100 twice the splits of one wave ran 1.3x faster at batch
-    1-16 and no slower at 64), 1 otherwise (contiguous decode matched mha_fwd at one wave)."""
-    return 2 if problem.kv_layout == "paged" else 1
+    1-16 and no slower at 64), 1 otherwise (contiguous decode matched mha_fwd at one wave); 1 also
+    for the paged decode tiles of PAGED_DECODE_TILES, whose shared memory leaves room for one."""
+    a = canonical_arch(arch)
+    if problem.kv_layout != "paged":
+        return 1
+    return 1 if is_decode(problem, a) and head_dim_class(problem) in PAGED_DECODE_TILES.get(a, {}) else 2
 
 
 def plan(problem: Problem, arch: str, compute_units: int, num_splits: int) -> list[LaunchPlan]:

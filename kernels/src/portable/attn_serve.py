@@ -38,12 +38,18 @@ FAR = tl.constexpr(1 << 30)
 
 
 @triton.jit
-def _key_rows(kpos, kin, b, k_start, BLOCK_TABLE, stride_bt, page_size, stride_b, stride_s, KV_MODE: tl.constexpr):
-    """int64 element offsets of key rows ``kpos`` of sequence ``b`` in K (or V)."""
+def _key_rows(kpos, kin, b, k_start, BLOCK_TABLE, stride_bt, page_size, KV_MODE: tl.constexpr):
+    """Where keys ``kpos`` of sequence ``b`` live, as (base, row): their element offset in K is
+    base * stride_kb + row * stride_ks, in V base * stride_vb + row * stride_vs (paged: base is
+    the page, one block-table read serving both caches)."""
     if KV_MODE == 1:
         page = tl.load(BLOCK_TABLE + tl.cast(b, tl.int64) * stride_bt + kpos // page_size, mask=kin, other=0)
-        return tl.cast(page, tl.int64) * stride_b + tl.cast(kpos % page_size, tl.int64) * stride_s
-    return tl.cast(b, tl.int64) * stride_b + tl.cast(k_start + kpos, tl.int64) * stride_s
+        base = tl.cast(page, tl.int64)
+        row = tl.cast(kpos % page_size, tl.int64)
+    else:
+        base = tl.cast(b, tl.int64)
+        row = tl.cast(k_start + kpos, tl.int64)
+    return base, row
 
 
 @triton.jit
@@ -64,6 +70,8 @@ def attn_serve(
     softmax_scale, softcap,
     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_D: tl.constexpr, BLOCK_DV: tl.constexpr,
     KV_MODE: tl.constexpr, FOLD_COUNTERS: tl.constexpr,
+    FOLD_SPLITS: tl.constexpr = 1,   # splits' lse the fold loads at once (a power of two)
+    FOLD_UNROLL: tl.constexpr = 1,   # the fold's loop over splits' partials unrolled this many times
     D_CHUNK: tl.constexpr = 0,       # > 0: q . k^T by head-dim chunks, Q re-read per chunk (RDNA3: see attn_fwd)
 ):
     pid_m = tl.program_id(0)
@@ -135,7 +143,8 @@ def attn_serve(
     for start_n in range(s_lo, s_hi, BLOCK_N):
         kpos = start_n + offs_n
         kin = kpos < s_hi
-        krow = _key_rows(kpos, kin, b, k_start, BLOCK_TABLE, stride_bt, page_size, stride_kb, stride_ks, KV_MODE)
+        kv_base, kv_row = _key_rows(kpos, kin, b, k_start, BLOCK_TABLE, stride_bt, page_size, KV_MODE)
+        krow = kv_base * stride_kb + kv_row * stride_ks
         if D_CHUNK > 0:
             qk = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
             offs_c = tl.arange(0, D_CHUNK)
@@ -163,7 +172,7 @@ def attn_serve(
         alpha = tl.math.exp2(m_i - m_s)
         l_i = l_i * alpha + tl.sum(p, 1)
         acc = acc * alpha[:, None]
-        vrow = _key_rows(kpos, kin, b, k_start, BLOCK_TABLE, stride_bt, page_size, stride_vb, stride_vs, KV_MODE)
+        vrow = kv_base * stride_vb + kv_row * stride_vs
         v = tl.load(v_head + vrow[:, None] + offs_dv[None, :], mask=kin[:, None] & dvmask[None, :], other=0.0)
         acc = tl.dot(p.to(v.dtype), v, acc)
         m_i = m_new
@@ -180,7 +189,7 @@ def attn_serve(
         ws_lse = WORKSPACE + tl.cast(num_splits, tl.int64) * ws_split_rows * head_dim_v
         tl.store(ws_lse + ws_row, lse, mask=row_ok)
         _fold_splits(WORKSPACE, OUT, LSE, SINKS, head, row_lse, o_rows, row_ok, offs_dv, dvmask, ws_split_rows,
-                     head_dim_v, num_splits, store_lse, has_sinks, FOLD_COUNTERS)
+                     head_dim_v, num_splits, store_lse, has_sinks, FOLD_COUNTERS, FOLD_SPLITS, FOLD_UNROLL)
     else:
         tl.store(OUT + o_rows[:, None] + offs_dv[None, :], out.to(OUT.dtype.element_ty),
                  mask=row_ok[:, None] & dvmask[None, :])
@@ -190,10 +199,14 @@ def attn_serve(
 
 @triton.jit
 def _fold_splits(WORKSPACE, OUT, LSE, SINKS, head, row_lse, o_rows, row_ok, offs_dv, dvmask, ws_split_rows,
-                 head_dim_v, num_splits, store_lse, has_sinks, COUNTERS: tl.constexpr):
+                 head_dim_v, num_splits, store_lse, has_sinks, COUNTERS: tl.constexpr, FOLD_SPLITS: tl.constexpr,
+                 FOLD_UNROLL: tl.constexpr):
     """The last split of a row tile to finish folds every split's partials (and the sink) for
     its rows: arrival counters and ordering as attn_fwd's _combine_if_last (an int32 counter per
-    row tile in the COUNTERS words before WORKSPACE, acq_rel, reset to 0 by the last arriver)."""
+    row tile in the COUNTERS words before WORKSPACE, acq_rel, reset to 0 by the last arriver).
+    The fold is the launch's serial tail, so its loads go out together where registers allow:
+    the splits' lse FOLD_SPLITS at a time (one load each), then the partials' loop unrolled
+    FOLD_UNROLL times (the unrolled loads are independent; only the sums wait on them)."""
     ws_lse = WORKSPACE + tl.cast(num_splits, tl.int64) * ws_split_rows * head_dim_v
     counter = WORKSPACE.to(tl.pointer_type(tl.int32), bitcast=True) - COUNTERS \
         + (tl.program_id(1) * tl.num_programs(0) + tl.program_id(0))
@@ -205,13 +218,16 @@ def _fold_splits(WORKSPACE, OUT, LSE, SINKS, head, row_lse, o_rows, row_ok, offs
         if has_sinks != 0:
             sink = tl.load(SINKS + head, mask=row_ok, other=float("-inf"))
         m = sink
-        for s in range(0, num_splits):
-            m = tl.maximum(m, tl.load(ws_lse + tl.cast(s, tl.int64) * ws_split_rows + row_lse, mask=row_ok,
-                                      other=float("-inf"), cache_modifier=".cg"))
+        offs_s = tl.arange(0, FOLD_SPLITS)
+        for s0 in range(0, num_splits, FOLD_SPLITS):     # every split's lse, FOLD_SPLITS per load
+            ok = ((s0 + offs_s) < num_splits)[:, None] & row_ok[None, :]
+            rows = tl.cast(s0 + offs_s, tl.int64)[:, None] * ws_split_rows + row_lse[None, :]
+            lse = tl.load(ws_lse + rows, mask=ok, other=float("-inf"), cache_modifier=".cg")
+            m = tl.maximum(m, tl.max(lse, 0))
         m_s = tl.where(m == float("-inf"), 0.0, m)
         l = tl.math.exp2((sink - m_s) * LOG2E)
         acc = tl.zeros([row_lse.shape[0], offs_dv.shape[0]], dtype=tl.float32)
-        for s in range(0, num_splits):
+        for s in tl.range(0, num_splits, loop_unroll_factor=FOLD_UNROLL):
             row = tl.cast(s, tl.int64) * ws_split_rows + row_lse
             w = tl.math.exp2((tl.load(ws_lse + row, mask=row_ok, other=float("-inf"), cache_modifier=".cg") - m_s)
                              * LOG2E)
