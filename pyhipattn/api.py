@@ -195,6 +195,17 @@ def _padded_call(fn, q, k, v, extra: tuple, out, problem: Problem, **kw):
 # -- the per-call path -----------------------------------------------------------------------
 
 def _execute(backend, problem: Problem, views: dict, device: int, like, out, shapes, stream, fast_key=None):
+    """``_run`` with ``device`` current, and the caller's device current again after it
+    (loading modules and allocating scratch make the kernels' device current)."""
+    previous = backend.enter(device)
+    try:
+        return _run(backend, problem, views, device, like, out, shapes, stream, fast_key)
+    finally:
+        if previous is not None:
+            backend.leave(previous)
+
+
+def _run(backend, problem: Problem, views: dict, device: int, like, out, shapes, stream, fast_key=None):
     from .runtime import streams
 
     out_shape, lse_shape = shapes

@@ -58,6 +58,17 @@ def mha_fwd_kvcache(q, k_cache, v_cache, *, cache_seqlens=None, block_table=None
 
 
 def _execute(backend, problem: Problem, views: dict, device: int, like, out, shapes, stream):
+    """``_run`` with ``device`` current, and the caller's device current again after it
+    (loading modules and allocating scratch make the kernels' device current)."""
+    previous = backend.enter(device)
+    try:
+        return _run(backend, problem, views, device, like, out, shapes, stream)
+    finally:
+        if previous is not None:
+            backend.leave(previous)
+
+
+def _run(backend, problem: Problem, views: dict, device: int, like, out, shapes, stream):
     from .runtime import streams
 
     out_shape, lse_shape = shapes
@@ -219,8 +230,13 @@ def _host_span(obj, v, n: int, stream) -> bytes:
     from .runtime import get_backend, memory, streams
 
     handle = streams.resolve(stream, like=obj, device=v.device_id)
-    get_backend().make_current(v.device_id)
-    return memory.copy_to_host(v.ptr, 4 * n, handle)
+    b = get_backend()
+    previous = b.enter(v.device_id)
+    try:
+        return memory.copy_to_host(v.ptr, 4 * n, handle)
+    finally:
+        if previous is not None:
+            b.leave(previous)
 
 
 def plan_mha_fwd_kvcache(q_shape, k_cache_shape, v_cache_shape, *, arch: str, dtype: str = "bf16",

@@ -50,7 +50,12 @@ def prepared(backend, problem: Problem, device: int) -> Prepared:
     prep = _PREPARED.get(key)
     if prep is None:
         arch, cus = device_facts(backend, device)
-        prep = _PREPARED[key] = prepare(decide(problem, arch, cus).plans, device)
+        previous = backend.enter(device)    # module loads make the device current: give it back
+        try:
+            prep = _PREPARED[key] = prepare(decide(problem, arch, cus).plans, device)
+        finally:
+            if previous is not None:
+                backend.leave(previous)
     return prep
 
 

@@ -53,16 +53,22 @@ class Prepared:
     def run(self, values: tuple, stream: int, workspace: int | None = None, extra: tuple = ()) -> None:
         """``launch`` with the addresses of the first seven ``POINTERS`` as a tuple, in order
         (and those of ``SERVING_POINTERS`` as ``extra``)."""
-        if workspace is not None or not self.workspace_bytes:
-            self._queue(values + (workspace or 0,) + extra, stream)
-            return
-        ws = _workspace(self.device, stream, self.backend)
-        with ws.lock:   # a concurrent growth must not free the buffer before these launches are queued
-            self._queue(values + (ws.ensure(self.workspace_bytes),) + extra, stream)
+        # The kernels' device is made current for the call and the caller's device is current
+        # again after it (``enter`` / ``leave``: no driver call when they are the same GPU).
+        previous = self.backend.enter(self.device)
+        try:
+            if workspace is not None or not self.workspace_bytes:
+                self._queue(values + (workspace or 0,) + extra, stream)
+                return
+            ws = _workspace(self.device, stream, self.backend)
+            with ws.lock:   # a concurrent growth must not free the buffer before these launches are queued
+                self._queue(values + (ws.ensure(self.workspace_bytes),) + extra, stream)
+        finally:
+            if previous is not None:
+                self.backend.leave(previous)
 
     def _queue(self, values: tuple, stream: int) -> None:
-        # The shared-memory limits were raised in prepare(); the context is made current once.
-        self.backend.make_current(self.device)
+        # The shared-memory limits were raised in prepare(); run() made the device current.
         for ln in self.launches:
             ln.go(stream, values)
 

@@ -280,8 +280,13 @@ def _host_ints(obj, name: str, stream) -> list[int]:
         from .runtime import get_backend, memory, streams
 
         handle = streams.resolve(stream, like=obj, device=tv.device_id)
-        get_backend().make_current(tv.device_id)
-        raw = memory.copy_to_host(tv.ptr, 4 * n, handle)
+        b = get_backend()
+        previous = b.enter(tv.device_id)
+        try:
+            raw = memory.copy_to_host(tv.ptr, 4 * n, handle)
+        finally:
+            if previous is not None:
+                b.leave(previous)
     del tv
     return list(struct.unpack(f"<{n}i", raw))
 

@@ -77,6 +77,16 @@ class FakeBackend:
     def make_current(self, device: int) -> None:
         self.local.device = device
 
+    def enter(self, device: int):
+        previous = self.current_device()
+        if previous == device:
+            return None
+        self.make_current(device)
+        return previous
+
+    def leave(self, previous: int) -> None:
+        self.make_current(previous)
+
     def module_load(self, device: int, image: bytes) -> int:
         self.make_current(device)
         time.sleep(self.load_delay)

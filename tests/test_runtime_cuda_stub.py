@@ -367,6 +367,41 @@ def test_runtime_launch_makes_the_kernels_device_current(stub):
     assert r["dims"][6] == 100 * 1024 and r["loads"] == 2
 
 
+def test_a_launch_on_another_gpu_gives_the_caller_its_context_back(stub):
+    """A framework's current device follows the thread's current context: a call on GPU 1's
+    arrays launches in GPU 1's context and then restores the caller's (GPU 0's, or none), with
+    no context switch at all when the caller's context already is the kernel's."""
+    r = run(stub, """
+        import struct
+        from pyhipattn import runtime, LaunchPlan
+        b = runtime.get_backend()
+        args = struct.pack("<QQQIf", 1, 2, 3, 4, 1.0)
+        plan = LaunchPlan("kernels/co/{arch}/common_add.cubin", "add_kernel", (1, 1, 1), (256, 1, 1), 0, args)
+        out = {}
+        b.make_current(0)
+        runtime.launch(plan, device=1)
+        out["launched_in"], out["after"] = last()["context"], b.current_device()
+        from pyhipattn.prepared import prepare
+        prep = prepare([plan], 1)
+        prep.run((0,) * 7, 0)
+        out["run_in"], out["after_run"] = last()["context"], b.current_device()
+        before = counter("stub_set_current_calls")
+        b.make_current(1)
+        prep.run((0,) * 7, 0)
+        out["switches_when_current"] = counter("stub_set_current_calls") - before - 1
+        b.leave(0)                            # no context at all
+        prep.run((0,) * 7, 0)
+        status_ctx = ctypes.c_uint64()
+        stub.cuCtxGetCurrent(ctypes.byref(status_ctx))
+        out["none_after"] = status_ctx.value
+        print(json.dumps(out))
+    """)
+    assert r["launched_in"] == 0x1001 and r["after"] == 0
+    assert r["run_in"] == 0x1001 and r["after_run"] == 0
+    assert r["switches_when_current"] == 0
+    assert r["none_after"] == 0
+
+
 def test_streams_events_and_stream_ordered_memory(stub):
     r = run(stub, """
         from pyhipattn import runtime

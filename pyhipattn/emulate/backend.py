@@ -99,6 +99,13 @@ class EmulateBackend:
         if device != 0:
             raise ValueError(f"device {device!r} does not exist; the emulator has device 0")
 
+    def enter(self, device: int) -> None:
+        """One device, always current: nothing to give back (``leave`` is never needed)."""
+        self.make_current(device)
+
+    def leave(self, previous: object) -> None:
+        pass
+
     # ---- modules -------------------------------------------------------------------
     def module_load(self, device: int, image: bytes) -> int:
         from ..codeobj import parse_image

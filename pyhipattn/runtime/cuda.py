@@ -132,6 +132,25 @@ class CudaBackend(DriverBackend):
         if self._current_context() != ctx:
             self.call("cuCtxSetCurrent", self._ctx_obj[device])
 
+    def enter(self, device: int) -> int | None:
+        """Make ``device``'s primary context current for a call into pyhipattn and return what
+        ``leave`` needs to give the caller its own context back: None when ``device``'s context
+        already was current (the common case: no driver call), else the caller's context handle
+        (0: none).  A framework's notion of the current device (torch, CuPy) follows the thread's
+        current context, so a call on another GPU's arrays must not leave that GPU current."""
+        ctx = self._ctx_int.get(device)
+        if ctx is None:
+            ctx = self._retain(self._check_index(device))
+        previous = self._current_context()
+        if previous == ctx:
+            return None
+        self.call("cuCtxSetCurrent", self._ctx_obj[device])
+        return previous
+
+    def leave(self, previous: int) -> None:
+        """Make ``previous`` (what ``enter`` returned, not None) this thread's context again."""
+        self.call("cuCtxSetCurrent", self._d.CUcontext(previous))
+
     def current_device(self) -> int:
         """The device of this thread's current context; 0 when no context is current."""
         ctx = self._current_context()

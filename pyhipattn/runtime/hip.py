@@ -90,6 +90,19 @@ class HipBackend(DriverBackend):
         if self.current_device() != device:
             self.call("hipSetDevice", self._check_index(device))
 
+    def enter(self, device: int) -> int | None:
+        """Make ``device`` current for a call into pyhipattn; returns the caller's device for
+        ``leave`` (None when ``device`` already was current)."""
+        previous = self.current_device()
+        if previous == device:
+            return None
+        self.call("hipSetDevice", self._check_index(device))
+        return previous
+
+    def leave(self, previous: int) -> None:
+        """Make ``previous`` (what ``enter`` returned, not None) this thread's device again."""
+        self.call("hipSetDevice", previous)
+
     def device_info(self, index: int) -> DeviceInfo:
         info = self._infos.get(index)
         if info is not None:

@@ -38,6 +38,15 @@ def launch(plan: LaunchPlan, stream: Any = None, device: int | None = None, *,
     backend = detect.get_backend()
     if device is None:
         device = backend.current_device()
+    previous = backend.enter(device)     # the caller's device is current again on return
+    try:
+        _launch(plan, stream, device, framework, backend, slots)
+    finally:
+        if previous is not None:
+            backend.leave(previous)
+
+
+def _launch(plan: LaunchPlan, stream: Any, device: int, framework: str | None, backend: Any, slots: tuple) -> None:
     kernel = modules.default_cache.kernel(device, plan.code_object, plan.kernel)
     kernel.check_kernargs(len(plan.kernargs), "plan.kernargs")
     s = stream if type(stream) is int else stream_handle(

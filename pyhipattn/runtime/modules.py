@@ -151,8 +151,12 @@ class Kernel:
                     f"shared_mem={nbytes} plus kernel {self.name}'s {static} bytes of static shared memory "
                     f"exceeds device {self.device}'s limit of {limit} bytes per block"
                 )
-            self.backend.make_current(self.device)
-            self.backend.set_max_dynamic_shared(self.function, nbytes)
+            previous = self.backend.enter(self.device)
+            try:
+                self.backend.set_max_dynamic_shared(self.function, nbytes)
+            finally:
+                if previous is not None:
+                    self.backend.leave(previous)
             self._shared_allowed = nbytes
 
     def launch(self, grid: tuple[int, int, int], block: tuple[int, int, int], shared_mem: int,
@@ -161,8 +165,12 @@ class Kernel:
         if shared_mem > self._shared_allowed:
             self.allow_shared(shared_mem)
         b = self.backend
-        b.make_current(self.device)
-        b.launch(self.function, grid, block, shared_mem, stream, kernargs)
+        previous = b.enter(self.device)
+        try:
+            b.launch(self.function, grid, block, shared_mem, stream, kernargs)
+        finally:
+            if previous is not None:
+                b.leave(previous)
 
     def __repr__(self) -> str:
         return f"<Kernel {self.name} on device {self.device} from {self.module.code_object.source}>"
