@@ -11,7 +11,7 @@ A VARIANT_DIR holds a ``hopper_fwd.cubin`` built with other options (same kernel
 (kernels/co/sm_90a) is the first variant, named "hopper".  A variant dir named ``*_d64`` / ``*_d128`` is
 timed on the d64 / d128 shapes only (its other kernels are the shipped bytes).  ``HOPPER_DEV_PEERS`` (default
 "cudnn,flash") names the torch SDPA backends timed beside them.
-Timing uses pyhipattn.bench's gpu_time (median of event-timed calls over rotated input sets,
+Timing uses pyhipattn.tools.bench's gpu_time (median of event-timed calls over rotated input sets,
 the same method as ``pyhipattn bench``); TFLOP/s count causal as half.  Prints a table last.
 """
 
@@ -25,9 +25,11 @@ import time
 
 import torch
 
-from pyhipattn import bench, sweep, validate
+from pyhipattn import validate
+
+from pyhipattn.tools import bench, sweep
 from pyhipattn.api import mha_fwd
-from pyhipattn.bench import Shape
+from pyhipattn.tools.bench import Shape
 from pyhipattn.dlpack import view
 from pyhipattn.families import hopper
 from pyhipattn.prepared import prepare

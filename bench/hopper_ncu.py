@@ -17,8 +17,8 @@ import torch
 sys.path.insert(0, os.path.dirname(__file__))
 import hopper_dev  # noqa: E402
 
-from pyhipattn import bench  # noqa: E402
-from pyhipattn.bench import Shape  # noqa: E402
+from pyhipattn.tools import bench  # noqa: E402
+from pyhipattn.tools.bench import Shape  # noqa: E402
 
 
 def main() -> int:

@@ -17,7 +17,7 @@ from pathlib import Path
 import torch
 
 import pyhipattn
-from pyhipattn.bench import host_times
+from pyhipattn.tools.bench import host_times
 
 
 def gpu_local_cpus() -> str:

@@ -6,7 +6,7 @@ its framework's own peer and its own do-nothing floor, in one run.
 Default shape: decode, q (1, 1, 32, 128), k / v (1, 256, 8, 128), bf16 (issue 12's table).
 Every number is the median over rounds (interleaved, rotated per round) of each round's
 median, in microseconds of host time per call with the GPU idle before each call
-(``pyhipattn.bench.host_times``); the JAX jit rows also give the time per step of 300
+(``pyhipattn.tools.bench.host_times``); the JAX jit rows also give the time per step of 300
 back-to-back steps (queue kept busy, one block at the end).
 
 - torch: ``pyhipattn.mha_fwd`` / ``torch.nn.functional.scaled_dot_product_attention`` / floor
@@ -63,7 +63,7 @@ def main(argv=None) -> int:
     import torch
 
     import pyhipattn
-    from pyhipattn.bench import host_times
+    from pyhipattn.tools.bench import host_times
 
     b, hq, hk, sq, sk, d = (int(x) for x in args.shape.split(","))
     g = torch.Generator(device="cuda").manual_seed(0)

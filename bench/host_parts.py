@@ -15,7 +15,7 @@ import torch
 
 import pyhipattn
 from pyhipattn import fastpath
-from pyhipattn.bench import host_time
+from pyhipattn.tools.bench import host_time
 from pyhipattn.runtime.memory import workspace
 
 #: the options of mha_fwd(q, k, v) with defaults, as the fast path keys them

@@ -31,12 +31,12 @@ sys.path.insert(0, str(ROOT))
 import pyhipattn  # noqa: E402
 from pyhipattn import runtime  # noqa: E402
 from pyhipattn.arch import compatible_arches  # noqa: E402
-from pyhipattn.bench import host_time  # noqa: E402
+from pyhipattn.tools.bench import host_time  # noqa: E402
 from pyhipattn.runtime._driver import KernargScratch  # noqa: E402
 
 
 def measure(fn: Callable[[], None], sync: Callable[[], None], rounds: int, calls: int) -> dict:
-    """Back-to-back launches, the GPU idle between rounds (pyhipattn.bench.host_time)."""
+    """Back-to-back launches, the GPU idle between rounds (pyhipattn.tools.bench.host_time)."""
     r = host_time(fn, sync, rounds, calls, sync_each=False)
     return {"p50_us": round(r["p50_us"], 3), "best_round_p50_us": round(r["best_round_p50_us"], 3),
             "rounds_p50_us": [round(v, 3) for v in r["rounds_p50_us"]]}

@@ -28,7 +28,7 @@ _spec = importlib.util.spec_from_file_location("portable_attn_fwd", ROOT / "kern
 K = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(K)
 
-from pyhipattn.bench import attn_bytes, attn_flops  # noqa: E402
+from pyhipattn.tools.bench import attn_bytes, attn_flops  # noqa: E402
 from pyhipattn.dispatch import split_heuristic  # noqa: E402
 from pyhipattn.families.portable import SPLIT_EFFICIENCY, TILES  # noqa: E402
 

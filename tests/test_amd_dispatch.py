@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 
 import pyhipattn
-from pyhipattn import api, codeobj, percall, sweep
+from pyhipattn import api, codeobj, percall
+from pyhipattn.tools import sweep
 from pyhipattn.arch import arch_info
 from pyhipattn.dispatch import families
 from pyhipattn.families import asm_v3, portable

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from pyhipattn import bench as B
+from pyhipattn.tools import bench as B
 
 BASELINE = Path("/work/shared/baseline/h100-peers-2026-11-22.json")
 
@@ -309,7 +309,7 @@ def test_run_bench_without_a_gpu_says_what_works(tmp_path):
 
 def test_plot_writes_a_png_from_a_results_json(tmp_path):
     pytest.importorskip("matplotlib")
-    from pyhipattn.plot import plot_file
+    from pyhipattn.tools.plot import plot_file
 
     path = tmp_path / "results.json"
     B.write_json(path, _report())
@@ -330,7 +330,7 @@ def test_bench_plot_flag_plots_a_json(tmp_path, capsys):
 
 def test_plot_refuses_a_report_without_rows(tmp_path):
     pytest.importorskip("matplotlib")
-    from pyhipattn.plot import plot_results
+    from pyhipattn.tools.plot import plot_results
 
     with pytest.raises(ValueError, match="no rows"):
         plot_results({"rows": []}, tmp_path / "x.png")
@@ -338,7 +338,7 @@ def test_plot_refuses_a_report_without_rows(tmp_path):
 
 def test_plot_module_main_usage_and_png(tmp_path):
     pytest.importorskip("matplotlib")
-    from pyhipattn.plot import main
+    from pyhipattn.tools.plot import main
 
     path = tmp_path / "results.json"
     B.write_json(path, _report())
@@ -353,7 +353,7 @@ def test_plot_and_bench_do_not_import_each_other_at_module_level():
     import subprocess
     import sys
 
-    code = ("import sys, pyhipattn.plot; assert 'pyhipattn.bench' not in sys.modules; "
-            "import pyhipattn.bench; print('ok')")
+    code = ("import sys, pyhipattn.tools.plot; assert 'pyhipattn.tools.bench' not in sys.modules; "
+            "import pyhipattn.tools.bench; print('ok')")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr

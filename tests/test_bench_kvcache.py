@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from pyhipattn.bench_kvcache import DEFAULT_CASES, format_table, parse_cases
+from pyhipattn.tools.bench_kvcache import DEFAULT_CASES, format_table, parse_cases
 
 
 def test_default_cases_cover_the_issue_grid():

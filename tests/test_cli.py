@@ -68,7 +68,7 @@ def test_inspect_into_a_closed_pipe_is_quiet():
 
 
 def test_bench_without_torch_says_so():
-    r = cli(code="import sys; sys.modules['torch'] = None\nfrom pyhipattn.cli import main\nsys.exit(main(['bench']))")
+    r = cli(code="import sys; sys.modules['torch'] = None\nfrom pyhipattn.tools.cli import main\nsys.exit(main(['bench']))")
     assert r.returncode == 2 and "bench needs PyTorch" in r.stderr and "Traceback" not in r.stderr
 
 

@@ -8,7 +8,7 @@ import pytest
 from _aiter import aiter_wheel
 
 from pyhipattn.codeobj import is_code_object, read
-from pyhipattn.inspect import inspect_records
+from pyhipattn.tools.inspect import inspect_records
 
 pytestmark = pytest.mark.network
 

@@ -9,7 +9,7 @@ import pytest
 from _build import CLANG, NVCC, hip_compile, nvcc_cubin
 from pyhipattn.codeobj import read
 from pyhipattn.errors import CodeObjectError
-from pyhipattn.inspect import RECORD_KEYS, inspect_paths, main_inspect
+from pyhipattn.tools.inspect import RECORD_KEYS, inspect_paths, main_inspect
 
 pytestmark = pytest.mark.tools
 

@@ -210,7 +210,7 @@ def test_manifest_lists_every_kernel_of_the_cubin():
 
 def test_static_check_of_the_hopper_cubin():
     """Kernarg layout vs the header, no spills / local memory, shared <= 227 KiB, HGMMA."""
-    from pyhipattn.check import check_entry
+    from pyhipattn.tools.check import check_entry
     from pyhipattn.codeobj.isa import ToolNotFoundError, mnemonics
     from pyhipattn.manifest import read_manifest
 

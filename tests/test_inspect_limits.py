@@ -12,10 +12,10 @@ import pytest
 from _tools import require_amd_disassembler
 
 from pyhipattn import codeobj
-from pyhipattn.check import static_check
+from pyhipattn.tools.check import static_check
 from pyhipattn.codeobj import isa
 from pyhipattn.codeobj.limits import matrix_counts, resource_usage
-from pyhipattn.inspect import ISA_AUTO_FILES, RECORD_KEYS, RESOURCE_KEYS, inspect_paths, inspect_records, main_inspect
+from pyhipattn.tools.inspect import ISA_AUTO_FILES, RECORD_KEYS, RESOURCE_KEYS, inspect_paths, inspect_records, main_inspect
 
 CO = Path(__file__).resolve().parents[1] / "kernels" / "co"
 #: arch -> (matrix mnemonic prefix, VGPR limit, AGPR limit, LDS limit)

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from pyhipattn.arch import SHIPPED_ARCHES
-from pyhipattn.check import static_check
+from pyhipattn.tools.check import static_check
 from pyhipattn.families import portable
 
 CO = Path(__file__).resolve().parents[1] / "kernels" / "co"

@@ -1,6 +1,6 @@
 """The hopper family (sm_90a, wgmma) forced on the mha_fwd numeric sweep, on an H100 / H200.
 
-Every case of ``pyhipattn.sweep.make_cases(150)`` that the hopper kernels can run (head dim 64
+Every case of ``pyhipattn.tools.sweep.make_cases(150)`` that the hopper kernels can run (head dim 64
 or 128, d == dv, no window, no softcap) is planned by ``hopper.plan`` (the gate with
 ``force=True``: dispatch's speed preference dropped) and launched through pyhipattn's own
 runtime, with the sweep's rules: poisoned output, error <= 1.5x torch SDPA's on the same inputs
@@ -17,7 +17,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from pyhipattn import sweep, validate  # noqa: E402
+from pyhipattn import validate  # noqa: E402
+
+from pyhipattn.tools import sweep  # noqa: E402
 from pyhipattn.dlpack import view  # noqa: E402
 from pyhipattn.families import hopper  # noqa: E402
 from pyhipattn.prepared import prepare  # noqa: E402

@@ -24,7 +24,8 @@ import pytest
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
 import pyhipattn  # noqa: E402
-from pyhipattn import fastpath, sweep  # noqa: E402
+from pyhipattn import fastpath  # noqa: E402
+from pyhipattn.tools import sweep  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 

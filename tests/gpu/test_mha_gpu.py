@@ -1,4 +1,4 @@
-"""mha_fwd numerics on the GPU against the float64 reference (the rules: pyhipattn/sweep.py).
+"""mha_fwd numerics on the GPU against the float64 reference (the rules: pyhipattn/tools/sweep.py).
 
 Every case draws fresh inputs and poisons the output before the call; forced splits must
 equal the unsplit result; varlen with uneven and zero lengths; inputs from cupy and jax.
@@ -11,7 +11,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import pyhipattn  # noqa: E402
-from pyhipattn import sweep  # noqa: E402
+from pyhipattn.tools import sweep  # noqa: E402
 from pyhipattn.reference import attention_ref, attention_varlen_ref, rel_error  # noqa: E402
 
 ABS_TOL = sweep.ABS_TOL

@@ -2,7 +2,7 @@
 
 ``kernels/src/native`` is one source for MFMA (gfx942/gfx950), WMMA (gfx11/12) and mma.sync
 (sm_90a/sm_80).  Dispatch never picks it on NVIDIA, so this test forces it: every case of
-``pyhipattn.sweep.make_cases`` the native kernels support (head dim 64 or 128, d == dv, no
+``pyhipattn.tools.sweep.make_cases`` the native kernels support (head dim 64 or 128, d == dv, no
 softcap, batch mode) is planned by ``native_splitk.plan`` for the device's arch and launched
 through pyhipattn's own runtime, with the sweep's rules (poisoned output, 1.5x SDPA's error or
 the absolute tolerance, exact -inf LSE rows).  Splits come from dispatch's heuristic, plus a
@@ -15,7 +15,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from pyhipattn import sweep, validate  # noqa: E402
+from pyhipattn import validate  # noqa: E402
+
+from pyhipattn.tools import sweep  # noqa: E402
 from pyhipattn.dispatch import resolve_splits  # noqa: E402
 from pyhipattn.dlpack import view  # noqa: E402
 from pyhipattn.families import native_splitk  # noqa: E402

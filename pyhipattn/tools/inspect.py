@@ -27,11 +27,11 @@ from pathlib import Path
 from concurrent.futures import ThreadPoolExecutor
 from typing import Iterable, Iterator
 
-from .codeobj import is_code_object, read
-from .codeobj.isa import ToolNotFoundError, mnemonics_of
-from .codeobj.limits import matrix_counts, resource_usage
-from .codeobj.model import CodeObject, KernelInfo
-from .errors import CodeObjectError
+from ..codeobj import is_code_object, read
+from ..codeobj.isa import ToolNotFoundError, mnemonics_of
+from ..codeobj.limits import matrix_counts, resource_usage
+from ..codeobj.model import CodeObject, KernelInfo
+from ..errors import CodeObjectError
 
 CODE_OBJECT_SUFFIXES = (".co", ".hsaco", ".cubin", ".o", ".bin")
 STRICT_SUFFIXES = (".co", ".hsaco", ".cubin")

@@ -73,7 +73,7 @@ def sdpa_error(q, k, v, kw: dict, ref) -> float | None:
     """torch SDPA's relative error on the same inputs, or None where SDPA cannot express it."""
     import torch
 
-    from .reference import rel_error, visible_mask
+    from ..reference import rel_error, visible_mask
 
     if kw.get("softcap", 0) > 0 or q.shape[-1] != v.shape[-1]:
         return None
@@ -93,10 +93,10 @@ def check_case(c: dict, mha_fwd=None) -> str | None:
     """Run one case; None when it passes, else what failed."""
     import torch
 
-    from .reference import attention_ref, rel_error
+    from ..reference import attention_ref, rel_error
 
     if mha_fwd is None:
-        from .api import mha_fwd
+        from ..api import mha_fwd
     q, k, v = case_inputs(c)
     kw = case_kwargs(c)
     out = torch.full((c["b"], c["sq"], c["hq"], c["dv"]), float("nan"), device=q.device, dtype=q.dtype)
@@ -127,7 +127,7 @@ def gpu_available() -> bool:
     try:
         import torch
 
-        from .runtime import get_backend
+        from ..runtime import get_backend
 
         return bool(torch.cuda.is_available()) and get_backend() is not None
     except Exception:

@@ -1,6 +1,6 @@
 """Plot a ``pyhipattn bench`` results JSON: grouped bars, ours against the peers.
 
-    python -m pyhipattn.plot bench-out/results.json [out.png]
+    python -m pyhipattn.tools.plot bench-out/results.json [out.png]   (or: pyhipattn bench --plot RESULTS_JSON)
 
 Top panel: TFLOP/s per prefill shape; bottom panel: TB/s per decode shape (the JSON's ``unit``
 per row decides).  An implementation that is n/a on a shape has no bar there.  Needs matplotlib

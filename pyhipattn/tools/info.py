@@ -13,14 +13,14 @@ from collections import Counter
 
 def info_report() -> dict:
     """Platform, devices, shipped code objects per arch, and the AITER ASM directory."""
-    from . import __version__
-    from .runtime import platform_report
+    from .. import __version__
+    from ..runtime import platform_report
 
     rep: dict = {"pyhipattn": __version__, "python": sys.version.split()[0], "platform": platform_report()}
     rep["devices"] = _devices()
     rep["code_objects"] = _code_objects()
     try:
-        from .families.asm_v3 import find_asm_dir
+        from ..families.asm_v3 import find_asm_dir
 
         d = find_asm_dir()
         rep["aiter_asm_dir"] = str(d) if d else None
@@ -35,7 +35,7 @@ def info_report() -> dict:
 
 def _devices() -> list[dict]:
     try:
-        from .runtime import get_backend
+        from ..runtime import get_backend
 
         b = get_backend()
     except Exception:
@@ -49,8 +49,8 @@ def _devices() -> list[dict]:
 
 
 def _code_objects() -> dict:
-    from .codeobj import is_code_object
-    from .kernels_dir import kernels_dir
+    from ..codeobj import is_code_object
+    from ..kernels_dir import kernels_dir
 
     try:
         root = kernels_dir()

@@ -40,7 +40,7 @@ def _cmd_bench(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import __version__
+    from .. import __version__
 
     p = argparse.ArgumentParser(prog="pyhipattn", description=__doc__.splitlines()[0],
                                 epilog="exit status: 0 ok, 1 findings (check failures, files that could not be read), "

@@ -9,7 +9,7 @@ Objects without a manifest get the resource checks only.  Each row (``--json``) 
 and ``matrix_instructions`` (mnemonic -> count where the object was disassembled, else null).
 
 Numeric (NVIDIA GPU present, not ``--static-only``): the randomized ``mha_fwd`` sweep of
-``pyhipattn.sweep`` with the code objects found under PATH in place of the shipped ones.
+``pyhipattn.tools.sweep`` with the code objects found under PATH in place of the shipped ones.
 
 Emulated (``--emulate``, no GPU needed): every AMD attention object under PATH runs the
 numeric sweep of ``pyhipattn.emulate.sweep`` on the CPU emulator in place of its shipped
@@ -22,12 +22,12 @@ import json
 import sys
 from pathlib import Path
 
-from . import codeobj
-from .arch import arch_info
-from .codeobj.isa import ToolNotFoundError, mnemonics
-from .codeobj.limits import matrix_counts, resource_report, resource_usage
-from .kernargs import check_layout, layout_from_header
-from .manifest import Entry, manifests
+from .. import codeobj
+from ..arch import arch_info
+from ..codeobj.isa import ToolNotFoundError, mnemonics
+from ..codeobj.limits import matrix_counts, resource_report, resource_usage
+from ..kernargs import check_layout, layout_from_header
+from ..manifest import Entry, manifests
 
 
 def _files(paths: list[str]) -> list[Path]:
@@ -134,7 +134,7 @@ def static_check(paths: list[str], progress=None) -> tuple[list[dict], list[str]
 def _matrix_or_none(co) -> dict | None:
     """{kernel: mnemonic counts} of ``co``, or None when no disassembler is installed (the rows
     of objects without a manifest do not need one)."""
-    from .codeobj.isa import mnemonics_of
+    from ..codeobj.isa import mnemonics_of
 
     try:
         return mnemonics_of(co)
@@ -144,7 +144,7 @@ def _matrix_or_none(co) -> dict | None:
 
 def run_check(args) -> int:
     """CLI entry; returns 0 when everything passed."""
-    from .kernels_dir import kernels_dir
+    from ..kernels_dir import kernels_dir
 
     paths = args.paths or [str(kernels_dir())]
     if not _files(paths):
@@ -153,7 +153,7 @@ def run_check(args) -> int:
     rows, problems = static_check(paths, progress=lambda line: print(line, file=sys.stderr, flush=True))
     numeric = emulated = None
     if getattr(args, "emulate", False):
-        from .emulate.sweep import emulated_check
+        from ..emulate.sweep import emulated_check
 
         print(f"emulated sweep of the AMD objects under {' '.join(paths)} ({args.emulate_cases} cases per family; "
               "progress on stderr)", file=sys.stderr)
@@ -179,7 +179,7 @@ def run_check(args) -> int:
         if unchecked:
             print(f"matrix instructions not checked for {len(unchecked)} kernels: {unchecked[0]['isa_unchecked']}")
         if emulated is not None:
-            from .emulate.sweep import format_table
+            from ..emulate.sweep import format_table
 
             print(format_table(emulated["results"]))
             for line in emulated["skipped"]:
@@ -200,7 +200,7 @@ def _co_root(paths: list[str]) -> str | None:
     """The code-object root (the folder holding <arch>/ folders) for a directory argument."""
     for p in map(Path, paths):
         if p.is_dir():
-            from .arch import known_arches
+            from ..arch import known_arches
 
             return str(p.parent if p.name in known_arches() else p)
     return None

@@ -435,7 +435,7 @@ def present_peers(peers: list[str]) -> tuple[list[str], dict[str, str]]:
 
 def implementations(peers: list[str], shape: Shape) -> dict[str, Callable]:
     """``{name: f(q, k, v) -> BSHD out}`` for ours and ``peers`` (all present, see present_peers)."""
-    from .api import mha_fwd
+    from ..api import mha_fwd
 
     impls: dict[str, Callable] = {"ours": lambda q, k, v: mha_fwd(q, k, v, causal=shape.causal)}
     for p in peers:
@@ -473,7 +473,7 @@ def reference_slice(shape: Shape, q, k, v, budget: int = 1 << 25):
     """float64 reference on a slice small enough to hold: batch 0, the first <= 2 KV heads and
     their query heads, the last rows (bottom-right causal is unchanged by dropping top rows).
     Returns (ref, take) where ``take(out)`` cuts the same slice from a full BSHD output."""
-    from .reference import attention_ref
+    from ..reference import attention_ref
 
     s = shape
     g = s.hq // s.hk
@@ -507,7 +507,7 @@ def check_verdict(ours_err: float | None, peer_errs: list[float], dtype: str, na
 def _versions() -> dict[str, str]:
     from importlib import metadata
 
-    from . import __version__
+    from .. import __version__
 
     v = {"pyhipattn": __version__, "python": sys.version.split()[0]}
     for dist in ("torch", "triton", "numpy", "cuda-bindings", "flash-attn", "matplotlib"):
@@ -532,7 +532,7 @@ def _device() -> dict:
     dev = {"name": p.name, "sms": p.multi_processor_count, "l2": int(getattr(p, "L2_cache_size", 50 << 20)),
            "cc": f"{p.major}.{p.minor}", "memory": p.total_memory}
     try:
-        from .runtime import get_backend
+        from ..runtime import get_backend
 
         info = get_backend().device_info(0)
         dev["arch"], dev["compute_units"] = info.arch, info.compute_units
@@ -543,7 +543,7 @@ def _device() -> dict:
 
 def _plan(shape: Shape, dtype: str, dev: dict) -> dict:
     """Family and split count dispatch picks for this shape (pure planning)."""
-    from .api import plan_mha_fwd
+    from ..api import plan_mha_fwd
 
     s = shape
     try:
@@ -559,8 +559,8 @@ def bench_shape(shape: Shape, dtype: str, peers: list[str], dev: dict, seed: int
     """Check and time ours and every peer on one shape; the row of the report."""
     import torch
 
-    from .api import mha_fwd
-    from .reference import rel_error
+    from ..api import mha_fwd
+    from ..reference import rel_error
 
     s = shape
     itemsize = 2
