@@ -24,6 +24,7 @@ import sys
 import threading
 
 from . import percall
+from .runtime.modules import on_unload
 
 #: key -> (Prepared, out shape, lse shape, out is like q)
 CACHE: dict = {}
@@ -43,12 +44,6 @@ def forget() -> None:
     """Drop every entry (code objects were unloaded: the entries' launches name them)."""
     CACHE.clear()
     _JAX_FNS.clear()
-
-
-def _register_unload_hook() -> None:
-    from .runtime.modules import on_unload
-
-    on_unload(forget)
 
 
 # -- torch -------------------------------------------------------------------------------------
@@ -195,4 +190,4 @@ def _jit(options: tuple, has_sinks: bool, has_alibi: bool):
     return jax.jit(f)
 
 
-_register_unload_hook()
+on_unload(forget)

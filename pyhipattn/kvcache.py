@@ -23,6 +23,7 @@ from . import outputs, percall, validate
 from .dlpack import view
 from .families import serve
 from .families.base import Problem
+from .runtime.base import on_device
 
 SERVING_SLOTS = ("cache_seqlens", "block_table", "k_new", "v_new", "sinks", "alibi")
 
@@ -58,37 +59,29 @@ def mha_fwd_kvcache(q, k_cache, v_cache, *, cache_seqlens=None, block_table=None
 
 
 def _execute(backend, problem: Problem, views: dict, device: int, like, out, shapes, stream):
-    """``_run`` with ``device`` current, and the caller's device current again after it
-    (loading modules and allocating scratch make the kernels' device current)."""
-    previous = backend.enter(device)
-    try:
-        return _run(backend, problem, views, device, like, out, shapes, stream)
-    finally:
-        if previous is not None:
-            backend.leave(previous)
-
-
-def _run(backend, problem: Problem, views: dict, device: int, like, out, shapes, stream):
+    """Run the call with ``device`` current; the caller's device is current again after it
+    (module loads, scratch and output allocations make the kernels' device current)."""
     from .runtime import streams
 
-    out_shape, lse_shape = shapes
-    dtype = views["q"].dtype
-    if out is not None:
-        views["out"] = view(out, argname="out")
-        validate.check_out(views["out"], out_shape, dtype, device, (backend.dlpack_device_type,))
-    percall.check_alignment({"q": views["q"], "k": views["k_cache"], "v": views["v_cache"], "out": views.get("out")})
-    prep = percall.prepared(backend, problem, device)
-    handle = streams.resolve(stream, like=like, device=device)
-    out_obj, out_ptr = (outputs.empty_like(like, out_shape, dtype, device, handle) if out is None
-                        else (out, views["out"].ptr))
-    lse_obj, lse_ptr = (outputs.empty_like(like, lse_shape, "fp32", device, handle) if problem.return_lse else (None, 0))
-    ptr = {n: v.ptr for n, v in views.items()}
-    values = (ptr["q"], ptr["k_cache"], ptr["v_cache"], out_ptr, lse_ptr, 0, 0)
-    extra = tuple(ptr.get("alibi_slopes" if n == "alibi" else n, 0) for n in SERVING_SLOTS)
-    percall.launch(prep, values, handle, like, bool(prep.workspace_bytes) and backend.stream_is_capturing(handle, device),
-                extra)
-    out_obj = outputs.finish(out_obj, handle)
-    return (out_obj, outputs.finish(lse_obj, handle)) if problem.return_lse else out_obj
+    with on_device(backend, device):
+        out_shape, lse_shape = shapes
+        dtype = views["q"].dtype
+        if out is not None:
+            views["out"] = view(out, argname="out")
+            validate.check_out(views["out"], out_shape, dtype, device, (backend.dlpack_device_type,))
+        percall.check_alignment({"q": views["q"], "k": views["k_cache"], "v": views["v_cache"], "out": views.get("out")})
+        prep = percall.prepared(backend, problem, device)
+        handle = streams.resolve(stream, like=like, device=device)
+        out_obj, out_ptr = (outputs.empty_like(like, out_shape, dtype, device, handle) if out is None
+                            else (out, views["out"].ptr))
+        lse_obj, lse_ptr = (outputs.empty_like(like, lse_shape, "fp32", device, handle) if problem.return_lse else (None, 0))
+        ptr = {n: v.ptr for n, v in views.items()}
+        values = (ptr["q"], ptr["k_cache"], ptr["v_cache"], out_ptr, lse_ptr, 0, 0)
+        extra = tuple(ptr.get("alibi_slopes" if n == "alibi" else n, 0) for n in SERVING_SLOTS)
+        capturing = bool(prep.workspace_bytes) and backend.stream_is_capturing(handle, device)
+        percall.launch(prep, values, handle, like, capturing, extra)
+        out_obj = outputs.finish(out_obj, handle)
+        return (out_obj, outputs.finish(lse_obj, handle)) if problem.return_lse else out_obj
 
 
 # ---- the checks --------------------------------------------------------------------------------
@@ -230,13 +223,8 @@ def _host_span(obj, v, n: int, stream) -> bytes:
     from .runtime import get_backend, memory, streams
 
     handle = streams.resolve(stream, like=obj, device=v.device_id)
-    b = get_backend()
-    previous = b.enter(v.device_id)
-    try:
+    with on_device(get_backend(), v.device_id):
         return memory.copy_to_host(v.ptr, 4 * n, handle)
-    finally:
-        if previous is not None:
-            b.leave(previous)
 
 
 def plan_mha_fwd_kvcache(q_shape, k_cache_shape, v_cache_shape, *, arch: str, dtype: str = "bf16",

@@ -16,6 +16,8 @@ from functools import lru_cache
 from . import dispatch
 from .families.base import Problem
 from .prepared import Prepared, prepare
+from .runtime.base import on_device
+from .runtime.modules import on_unload
 
 _BACKEND = None
 _PREPARED: dict = {}            # (problem, device) -> Prepared
@@ -50,12 +52,8 @@ def prepared(backend, problem: Problem, device: int) -> Prepared:
     prep = _PREPARED.get(key)
     if prep is None:
         arch, cus = device_facts(backend, device)
-        previous = backend.enter(device)    # module loads make the device current: give it back
-        try:
+        with on_device(backend, device):    # module loads make the device current: give it back
             prep = _PREPARED[key] = prepare(decide(problem, arch, cus).plans, device)
-        finally:
-            if previous is not None:
-                backend.leave(previous)
     return prep
 
 
@@ -83,14 +81,4 @@ def launch(prep: Prepared, values: tuple, stream: int, like, capturing: bool, ex
         prep.run(values, stream, None, extra)
 
 
-def _forget_kernels() -> None:
-    _PREPARED.clear()
-
-
-def _register_unload_hook() -> None:
-    from .runtime.modules import on_unload
-
-    on_unload(_forget_kernels)
-
-
-_register_unload_hook()
+on_unload(_PREPARED.clear)      # unload_all: the Prepared launches name unloaded kernels

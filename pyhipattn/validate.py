@@ -278,15 +278,11 @@ def _host_ints(obj, name: str, stream) -> list[int]:
         raw = ctypes.string_at(tv.ptr, 4 * n)
     else:
         from .runtime import get_backend, memory, streams
+        from .runtime.base import on_device
 
         handle = streams.resolve(stream, like=obj, device=tv.device_id)
-        b = get_backend()
-        previous = b.enter(tv.device_id)
-        try:
+        with on_device(get_backend(), tv.device_id):
             raw = memory.copy_to_host(tv.ptr, 4 * n, handle)
-        finally:
-            if previous is not None:
-                b.leave(previous)
     del tv
     return list(struct.unpack(f"<{n}i", raw))
 

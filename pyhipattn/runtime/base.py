@@ -8,7 +8,9 @@ binding-specific objects.
 Threading: every method may be called from any thread.  Methods that need a device's context
 (module loads, allocations, launches) make it current themselves or document that the caller
 does it with ``make_current``; ``launch`` is the one hot call and relies on the caller
-(``runtime.launch`` / ``Kernel.launch``) having called ``make_current(device)`` first.
+(``runtime.launch`` / ``Kernel.launch``) having made the device current first.  Calls into
+pyhipattn give the caller its own device back (``enter`` / ``leave``, or ``on_device``), since
+a framework's current device follows the thread's current context.
 """
 
 from __future__ import annotations
@@ -74,3 +76,21 @@ class Backend(Protocol):
     def pointer_device(self, ptr: int) -> int | None: ...
     def stream_device(self, stream: int) -> int | None: ...
     def stream_is_capturing(self, stream: int, device: int) -> bool: ...
+
+
+class on_device:
+    """``with on_device(backend, device):`` runs the block with ``device`` current and makes the
+    caller's device current again after it (``backend.enter`` / ``leave``; no driver call when
+    they are the same).  The per-call launch (``Prepared.run``) spells the same two calls out."""
+
+    __slots__ = ("backend", "device", "previous")
+
+    def __init__(self, backend: Backend, device: int) -> None:
+        self.backend, self.device = backend, device
+
+    def __enter__(self) -> None:
+        self.previous = self.backend.enter(self.device)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.previous is not None:
+            self.backend.leave(self.previous)

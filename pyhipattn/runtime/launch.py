@@ -16,6 +16,7 @@ from typing import Any
 
 from pyhipattn.plan import LaunchPlan
 from pyhipattn.runtime import detect, memory, modules
+from pyhipattn.runtime.base import on_device
 from pyhipattn.runtime.streams import stream_handle
 
 WORKSPACE_SLOT = "workspace"
@@ -38,26 +39,18 @@ def launch(plan: LaunchPlan, stream: Any = None, device: int | None = None, *,
     backend = detect.get_backend()
     if device is None:
         device = backend.current_device()
-    previous = backend.enter(device)     # the caller's device is current again on return
-    try:
-        _launch(plan, stream, device, framework, backend, slots)
-    finally:
-        if previous is not None:
-            backend.leave(previous)
-
-
-def _launch(plan: LaunchPlan, stream: Any, device: int, framework: str | None, backend: Any, slots: tuple) -> None:
-    kernel = modules.default_cache.kernel(device, plan.code_object, plan.kernel)
-    kernel.check_kernargs(len(plan.kernargs), "plan.kernargs")
-    s = stream if type(stream) is int else stream_handle(
-        stream, default=backend.default_stream, framework=framework, device=device)
-    if plan.workspace_bytes and any(name == WORKSPACE_SLOT for name, _ in slots):
-        ws = memory.workspace(device, s, backend)
-        with ws.lock:  # the buffer must not be replaced between binding and queuing the launch
-            bound = plan.bind({WORKSPACE_SLOT: ws.ensure(plan.workspace_bytes)})
-            kernel.launch(bound.grid, bound.block, bound.shared_mem, s, bound.kernargs)
-        return
-    kernel.launch(plan.grid, plan.block, plan.shared_mem, s, plan.kernargs)
+    with on_device(backend, device):     # the caller's device is current again on return
+        kernel = modules.default_cache.kernel(device, plan.code_object, plan.kernel)
+        kernel.check_kernargs(len(plan.kernargs), "plan.kernargs")
+        s = stream if type(stream) is int else stream_handle(
+            stream, default=backend.default_stream, framework=framework, device=device)
+        if plan.workspace_bytes and any(name == WORKSPACE_SLOT for name, _ in slots):
+            ws = memory.workspace(device, s, backend)
+            with ws.lock:  # the buffer must not be replaced between binding and queuing the launch
+                bound = plan.bind({WORKSPACE_SLOT: ws.ensure(plan.workspace_bytes)})
+                kernel.launch(bound.grid, bound.block, bound.shared_mem, s, bound.kernargs)
+            return
+        kernel.launch(plan.grid, plan.block, plan.shared_mem, s, plan.kernargs)
 
 
 def _check_slots(plan: LaunchPlan) -> None:

@@ -36,7 +36,7 @@ from typing import Any, Callable, Hashable, TypeVar, Union
 from pyhipattn.arch import compatible_arches
 from pyhipattn.codeobj.model import CodeObject, KernelInfo
 from pyhipattn.errors import ArchNotFoundError, CodeObjectError
-from pyhipattn.runtime.base import Backend
+from pyhipattn.runtime.base import Backend, on_device
 
 T = TypeVar("T")
 Source = Union[str, os.PathLike, CodeObject]
@@ -151,12 +151,8 @@ class Kernel:
                     f"shared_mem={nbytes} plus kernel {self.name}'s {static} bytes of static shared memory "
                     f"exceeds device {self.device}'s limit of {limit} bytes per block"
                 )
-            previous = self.backend.enter(self.device)
-            try:
+            with on_device(self.backend, self.device):
                 self.backend.set_max_dynamic_shared(self.function, nbytes)
-            finally:
-                if previous is not None:
-                    self.backend.leave(previous)
             self._shared_allowed = nbytes
 
     def launch(self, grid: tuple[int, int, int], block: tuple[int, int, int], shared_mem: int,
@@ -164,13 +160,8 @@ class Kernel:
         """Queue the kernel on ``stream`` (an int handle) with ``kernargs`` (already checked)."""
         if shared_mem > self._shared_allowed:
             self.allow_shared(shared_mem)
-        b = self.backend
-        previous = b.enter(self.device)
-        try:
-            b.launch(self.function, grid, block, shared_mem, stream, kernargs)
-        finally:
-            if previous is not None:
-                b.leave(previous)
+        with on_device(self.backend, self.device):
+            self.backend.launch(self.function, grid, block, shared_mem, stream, kernargs)
 
     def __repr__(self) -> str:
         return f"<Kernel {self.name} on device {self.device} from {self.module.code_object.source}>"
