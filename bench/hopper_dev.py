@@ -4,12 +4,12 @@
     python3 bench/hopper_dev.py check-only VARIANT_DIR ... # the same, without the shipped object
     python3 bench/hopper_dev.py time  [VARIANT_DIR ...]    # TFLOP/s: hopper variants, portable, cuDNN, flash
 
-``HOPPER_DEV_D=128`` times the shapes of one head dim only.  The "portable" column is the portable
+``HOPPER_DEV_D=128`` (or ``96,256``) times the shapes of those head dims only.  The "portable" column is the portable
 family forced (hopper's dispatch preference switched off).
 A VARIANT_DIR holds a ``hopper_fwd.cubin`` built with other options (same kernel names) and its
 ``hopper_manifest.json``, whose block_m / threads / shared the plans then take; the shipped object
-(kernels/co/sm_90a) is the first variant, named "hopper".  A variant dir named ``*_d64`` / ``*_d128`` is
-timed on the d64 / d128 shapes only (its other kernels are the shipped bytes).  ``HOPPER_DEV_PEERS`` (default
+(kernels/co/sm_90a) is the first variant, named "hopper".  A variant dir named ``*_d<D>`` (``*_d64``,
+``*_d96``, ...) is timed on the shapes of head dim D only (its other kernels are the shipped bytes).  ``HOPPER_DEV_PEERS`` (default
 "cudnn,flash") names the torch SDPA backends timed beside them.
 Timing uses pyhipattn.tools.bench's gpu_time (median of event-timed calls over rotated input sets,
 the same method as ``pyhipattn bench``); TFLOP/s count causal as half.  Prints a table last.
@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import sys
 import time
 
@@ -108,7 +109,7 @@ def check(variants: list[str | None]) -> int:
             print(f"{name:28s} {sweep.case_id(c):44s} {'ok' if why is None else 'FAIL ' + why} ({time.time() - t0:.1f}s)",
                   flush=True)
         # strided inputs: q, k, v slices of one packed (b, s, 3, h, d) tensor
-        for d, causal in ((128, True), (64, False)):
+        for d, causal in ((128, True), (64, False), (96, True), (256, False)):
             qkv = torch.randn(2, 777, 3, 8, d, device="cuda", dtype=torch.bfloat16)
             q, k, v = qkv.unbind(2)
             out, lse = hopper_fwd(cubin)(q, k, v, causal=causal)
@@ -138,7 +139,8 @@ def time_shapes(variants: list[str | None], shapes: list[tuple], dtype: str = "b
         impls = {}
         if d in hopper.HEAD_DIMS:
             for cubin in variants:
-                if cubin and os.path.dirname(cubin).endswith(("_d64", "_d128")) and not os.path.dirname(cubin).endswith(f"_d{d}"):
+                only = re.search(r"_d(\d+)$", os.path.dirname(cubin)) if cubin else None
+                if only and int(only[1]) != d:
                     continue
                 def f(i, cubin=cubin):
                     q, k, v = sets[i]
@@ -193,14 +195,15 @@ def main() -> int:
     if mode == "check":
         return 1 if check(variants) else 0
     shapes = list(ISSUE_SHAPES)
-    for d, h in ((64, 32), (128, 16)):
+    for d, h in ((64, 32), (128, 16), (96, 32), (256, 16)):
         for sq in (512, 1024, 2048, 4096, 8192, 16384):
             for causal in (False, True):
                 shapes.append((16384 // sq, h, h, sq, sq, d, causal))
     if mode == "time-quick":
         shapes = shapes[:5] + [(4, 32, 32, 4096, 4096, 64, False), (4, 16, 16, 4096, 4096, 128, True)]
     if os.environ.get("HOPPER_DEV_D"):          # only the shapes of one head dim
-        shapes = [s for s in shapes if s[5] == int(os.environ["HOPPER_DEV_D"])]
+        dims = {int(x) for x in os.environ["HOPPER_DEV_D"].split(",")}
+        shapes = [s for s in shapes if s[5] in dims]
     # "portable" is the portable family itself: dispatch's preference for hopper is switched off here
     # (before 2026-11-26 the column was mha_fwd as dispatched, i.e. hopper where hopper.PREFERRED says so)
     hopper.preferred = lambda p: "bench/hopper_dev.py: the portable family, forced"

@@ -20,13 +20,13 @@ co=kernels/co/sm_90a/hopper_fwd.cubin
 python3 bench/hopper_dev.py check "$@" > "$OUT/check.log" 2>&1; echo "check: $(tail -1 "$OUT/check.log")"
 python3 -m pytest -q -p no:cacheprovider tests/gpu/test_hopper_gpu.py > "$OUT/pytest_hopper.log" 2>&1
 echo "pytest: $(tail -1 "$OUT/pytest_hopper.log")"
-shared=$(python3 -c "import json; m = json.load(open('kernels/co/sm_90a/hopper_manifest.json'))['objects']; \
-s = {o['kernel']: o for o in m}; d = s['hopper_fwd_bf16_d64']; w = s.get('hopper_fwd_bf16_d128_bn176'); \
-print(d['shared'], s['hopper_fwd_bf16_d128']['shared'], d['block_m'], d['threads'], w['shared'] if w else '')")
+# every bf16 kernel of the manifest, as KERNEL:SHARED:BLOCK_M:THREADS:D (hopper_sanitize.c's second form)
+specs=$(python3 -c "import json; m = json.load(open('kernels/co/sm_90a/hopper_manifest.json'))['objects']; \
+print(' '.join(f\"{o['kernel']}:{o['shared']}:{o['block_m']}:{o['threads']}:{o['head_dim']}\" for o in m if o['dtype'] == 'bf16'))")
 gcc -O2 -I kernels/src/hopper -o /tmp/hopper_sanitize bench/hopper_sanitize.c -ldl -lm
 san=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
 for tool in memcheck racecheck synccheck; do
-  timeout 300 "$san" --tool "$tool" --print-limit 20 /tmp/hopper_sanitize "$co" $shared > "$OUT/sanitize_$tool.log" 2>&1
+  timeout 300 "$san" --tool "$tool" --print-limit 20 /tmp/hopper_sanitize "$co" $specs > "$OUT/sanitize_$tool.log" 2>&1
   echo "$tool (rc $?): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY|failure' "$OUT/sanitize_$tool.log" | tr '\n' ' ')"
 done
 python3 bench/hopper_dev.py time "$@" > "$OUT/time.log" 2>&1

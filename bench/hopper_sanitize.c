@@ -3,13 +3,15 @@
  *
  *   gcc -O2 -I kernels/src/hopper -o /tmp/hopper_sanitize bench/hopper_sanitize.c -ldl -lm
  *   /tmp/hopper_sanitize kernels/co/sm_90a/hopper_fwd.cubin <shared d64> <shared d128> [<block_m d64> <threads d64> [<shared d128_bn176>]]
+ *   /tmp/hopper_sanitize kernels/co/sm_90a/hopper_fwd.cubin KERNEL:SHARED:BLOCK_M:THREADS:D ...
  *   compute-sanitizer --tool memcheck|racecheck|synccheck /tmp/hopper_sanitize ...
  *
  * The shared-memory sizes are the manifest's ("shared" of fwd_bf16_d64 / fwd_bf16_d128), and so are
  * the d64 kernel's block_m / threads (default 128 / 384; the d128 kernel's are 128 / 384), and, when the
  * cubin has them, the 176-key d128 kernel's shared memory (its cases run when it is given).  Cases
  * (bf16): causal and not, GQA / MQA, ragged tails, sq > sk causal (rows with no key), a small
- * persistent grid (3 CTAs for many tiles).  Exit 0 when every case is within 1e-2 relative
+ * persistent grid (3 CTAs for many tiles).  The second form names each kernel with its manifest's shared
+ * memory, block_m, threads and head dim (any kernel, e.g. hopper_fwd_bf16_d96 / _d256; bf16 ones only).  Exit 0 when every case is within 1e-2 relative
  * Frobenius error and every LSE within 2e-3.  The driver is opened with dlopen (no CUDA
  * toolkit needed to build).
  */
@@ -75,9 +77,10 @@ static float randn(uint64_t* s) {
     return (float)(sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2));
 }
 
-static int g_bm[3] = {128, 128, 128}, g_threads[3] = {384, 384, 384};
+#define MAX_KERNELS 16
+static int g_bm[MAX_KERNELS] = {128, 128, 128}, g_threads[MAX_KERNELS] = {384, 384, 384};
 
-static int g_kind;   /* 0: d64, 1: d128, 2: d128_bn176 (block_m / threads of that kernel) */
+static int g_kind;   /* 0: d64, 1: d128, 2: d128_bn176, or the i-th KERNEL:... argument (block_m / threads of that kernel) */
 
 static int run_case(CUfunction fn, int shared, int b, int sq, int sk, int hq, int hk, int d, int causal, int grid_cap) {
     const int bm = g_bm[g_kind], threads = g_threads[g_kind];
@@ -155,11 +158,13 @@ static int run_case(CUfunction fn, int shared, int b, int sq, int sk, int hq, in
 }
 
 int main(int argc, char** argv) {
-    if (argc != 4 && argc != 6 && argc != 7) {
+    const int specs = argc >= 3 && strchr(argv[2], ':') != NULL;   /* KERNEL:SHARED:BLOCK_M:THREADS:D ... */
+    if (!specs && argc != 4 && argc != 6 && argc != 7) {
         fprintf(stderr, "usage: %s hopper_fwd.cubin <shared d64> <shared d128> [<block_m d64> <threads d64> [<shared d128_bn176>]]\n", argv[0]);
         return 2;
     }
-    if (argc >= 6) {
+    if (specs && argc - 2 > MAX_KERNELS) { fprintf(stderr, "at most %d kernels\n", MAX_KERNELS); return 2; }
+    if (!specs && argc >= 6) {
         g_bm[0] = atoi(argv[4]);
         g_threads[0] = atoi(argv[5]);
     }
@@ -187,11 +192,28 @@ int main(int argc, char** argv) {
     CK(cuDevicePrimaryCtxRetain(&ctx, dev));
     CK(cuCtxSetCurrent(ctx));
     CK(cuModuleLoad(&mod, argv[1]));
-    const int shared[3] = {atoi(argv[2]), atoi(argv[3]), argc == 7 ? atoi(argv[6]) : 0};
-    const char* names[3] = {"hopper_fwd_bf16_d64", "hopper_fwd_bf16_d128", "hopper_fwd_bf16_d128_bn176"};
-    const int dims[3] = {64, 128, 128};
+    int shared[MAX_KERNELS] = {0}, dims[MAX_KERNELS] = {64, 128, 128};
+    char names[MAX_KERNELS][128] = {"hopper_fwd_bf16_d64", "hopper_fwd_bf16_d128", "hopper_fwd_bf16_d128_bn176"};
+    int nk = argc == 7 ? 3 : 2;
+    if (specs) {
+        nk = argc - 2;
+        for (int i = 0; i < nk; ++i) {
+            char* c = strchr(argv[2 + i], ':');
+            if (!c || c - argv[2 + i] >= 127 ||
+                sscanf(c + 1, "%d:%d:%d:%d", &shared[i], &g_bm[i], &g_threads[i], &dims[i]) != 4) {
+                fprintf(stderr, "bad kernel spec %s (KERNEL:SHARED:BLOCK_M:THREADS:D)\n", argv[2 + i]);
+                return 2;
+            }
+            memcpy(names[i], argv[2 + i], (size_t)(c - argv[2 + i]));
+            names[i][c - argv[2 + i]] = 0;
+        }
+    } else {
+        shared[0] = atoi(argv[2]);
+        shared[1] = atoi(argv[3]);
+        shared[2] = argc == 7 ? atoi(argv[6]) : 0;
+    }
     int bad = 0;
-    for (int i = 0; i < (argc == 7 ? 3 : 2); ++i) {
+    for (int i = 0; i < nk; ++i) {
         g_kind = i;
         printf("%s:\n", names[i]);
         CUfunction fn;
@@ -204,6 +226,7 @@ int main(int argc, char** argv) {
         bad += !run_case(fn, shared[i], 1, 1, 129, 8, 8, d, 0, 2);
         bad += !run_case(fn, shared[i], 1, 260, 260, 2, 1, d, 0, 1);
         bad += !run_case(fn, shared[i], 1, 200, 530, 2, 2, d, 0, 2);   /* 530 keys: ragged 176-key tail */
+        if (specs) bad += !run_case(fn, shared[i], 1, 333, 333, 2, 1, d, 1, 2);   /* causal, persistent, ragged */
     }
     printf("hopper sanitize cases: %d failure(s)\n", bad);
     return bad ? 1 : 0;

@@ -33,10 +33,9 @@ OUT=$OUT timeout ${TIME_LIMIT:-400} python3 bench/hopper_dev.py time "${ok[@]}" 
 echo "time rc $?"
 for v in kernels/co/sm_90a "${ok[@]}"; do
   [ -n "${SANITIZE:-}" ] && ! echo " $SANITIZE " | grep -q " $(basename "$v") " && continue
+  # every bf16 kernel of the variant's manifest, as KERNEL:SHARED:BLOCK_M:THREADS:D (hopper_sanitize.c's second form)
   args=$(python3 -c "import json,sys; m = json.load(open(sys.argv[1]))['objects']; \
-s = {o['kernel']: o for o in m}; d = s['hopper_fwd_bf16_d64']; \
-w = s.get('hopper_fwd_bf16_d128_bn176'); \
-print(d['shared'], s['hopper_fwd_bf16_d128']['shared'], d['block_m'], d['threads'], w['shared'] if w else '')" "$v/hopper_manifest.json")
+print(' '.join(f\"{o['kernel']}:{o['shared']}:{o['block_m']}:{o['threads']}:{o['head_dim']}\" for o in m if o['dtype'] == 'bf16'))" "$v/hopper_manifest.json")
   # natively first (a hang here is the kernel's, not a tool's), then the three tools
   timeout "${SAN_TIMEOUT:-60}" /tmp/hopper_sanitize "$v/hopper_fwd.cubin" $args > /tmp/san.log 2>&1
   rc=$?; echo "$v native (rc $rc): $(tail -1 /tmp/san.log)" | tee -a "$misc"; cat /tmp/san.log >> "$misc"

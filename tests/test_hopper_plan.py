@@ -49,14 +49,15 @@ def _skip_or_fail(why: str):
 
 
 @pytest.mark.parametrize("dtype", ["bf16", "fp16"])
-@pytest.mark.parametrize("d", [64, 128])
+@pytest.mark.parametrize("d", [64, 96, 128, 256])
 @pytest.mark.parametrize("causal", [False, True])
 def test_gate_accepts_what_the_kernels_run(dtype, d, causal):
     assert hopper.gate(problem(d=d, dtype=dtype, causal=causal), "sm_90a", force=True) is None
 
 
 @pytest.mark.parametrize("change, words", [
-    (dict(d=96), "head_dim"), (dict(d=256), "head_dim"), (dict(head_dim_v=64), "head_dim"),
+    (dict(d=80), "head_dim"), (dict(d=192), "head_dim"), (dict(d=32), "head_dim"), (dict(head_dim_v=64), "head_dim"),
+    (dict(d=96, head_dim_v=128), "head_dim"), (dict(d=256, head_dim_v=128), "head_dim"),
     (dict(softcap=30.0), "softcap"), (dict(window=(64, 0), causal=True), "window"),
     (dict(window=(16, 16)), "window"), (dict(varlen=True), "varlen"), (dict(num_splits=4), "split"),
     (dict(sinks=True), "sinks"), (dict(alibi=1), "ALiBi"), (dict(hq=6, hk=4), "GQA"),
@@ -96,7 +97,12 @@ def test_family_is_registered_ahead_of_portable():
     ((8, 2048, 16, 16, 128), True, "portable"), ((32, 512, 16, 16, 64), False, "portable"),
     ((4, 4096, 32, 32, 64), True, "hopper"), ((16, 1024, 32, 32, 64), True, "portable"),
     ((1, 1, 32, 8, 128), False, "portable"),
-    ((1, 4096, 16, 8, 256), True, "portable"), ((4, 2048, 32, 32, 96), True, "portable"),
+    # d256 / d96 (2026-11-26, branch issue11d-dims): hopper wherever it measured faster than portable
+    ((1, 4096, 16, 8, 256), True, "hopper"), ((4, 2048, 32, 32, 96), True, "hopper"),
+    ((32, 512, 16, 16, 256), True, "hopper"), ((32, 512, 16, 16, 256), False, "hopper"),
+    ((1, 16384, 16, 16, 256), False, "hopper"), ((32, 512, 32, 32, 96), False, "hopper"),
+    ((32, 512, 32, 32, 96), True, "portable"), ((16, 1024, 32, 32, 96), True, "portable"),
+    ((1, 16384, 32, 32, 96), True, "hopper"), ((1, 1, 16, 8, 256), False, "portable"),
 ])
 def test_dispatch_on_sm90a_follows_the_measurements(shape, causal, family):
     b, s, hq, hk, d = shape
@@ -129,7 +135,7 @@ def test_other_arches_never_see_hopper():
 
 
 @pytest.mark.parametrize("causal", [False, True])
-@pytest.mark.parametrize("d", [64, 128])
+@pytest.mark.parametrize("d", [64, 96, 128, 256])
 def test_plan_launch_shape(causal, d):
     p = problem(b=3, sq=1000, sk=777, hq=8, hk=2, d=d, causal=causal, return_lse=True)
     (pl,) = hopper.plan(p, "sm_90a", 132, 1)
@@ -184,7 +190,7 @@ def test_plan_refuses_splits_and_unsupported():
     with pytest.raises(ValueError, match="unsplit"):
         hopper.plan(problem(), "sm_90a", 132, 2)
     with pytest.raises(ValueError, match="head_dim"):
-        hopper.plan(problem(d=256), "sm_90a", 132, 1)
+        hopper.plan(problem(d=192), "sm_90a", 132, 1)
 
 
 def test_pure_planning_through_the_api():
@@ -229,6 +235,53 @@ def test_static_check_of_the_hopper_cubin():
         assert not any(n.startswith(("STL", "LDL")) for n in names), f"{e.kernel}: local memory"
 
 
+def test_d96_and_d256_kernels_layout():
+    """The d96 / d256 kernels: TMA, two consumer warpgroups, tiles of whole 64-column atoms within 227 KiB,
+    and the wgmma shapes they need in the SASS (d96: N = compute_dim for PV; d256: N = 256 for PV, N =
+    block_n for QK^T)."""
+    m = json.loads((CO / "hopper_manifest.json").read_text())
+    by_name = {o["name"]: o for o in m["objects"]}
+    for t in hopper.DTYPES:
+        d96, d256 = by_name[f"fwd_{t}_d96"], by_name[f"fwd_{t}_d256"]
+        for o, width, q_stages in ((d96, 128, 2), (d256, 256, 1)):
+            assert "tma" in o and o["block_m"] == 128 and o["threads"] == 384 and o["q_stages"] == q_stages
+            tiles = o["q_stages"] * o["block_m"] * width * 2 + 2 * o["stages"] * o["block_n"] * width * 2
+            assert o["shared"] == tiles + 256 + 3 * 128 + 1024 <= 227 * 1024
+        assert d96["compute_dim"] in (96, 128) and d256["block_n"] in (64, 80)
+    shapes = _hgmma_shapes()
+    for t in hopper.DTYPES:
+        n = by_name[f"fwd_{t}_d96"]["compute_dim"]
+        assert f"64x{n}x16" in shapes[f"hopper_fwd_{t}_d96"], shapes[f"hopper_fwd_{t}_d96"]
+        bn = by_name[f"fwd_{t}_d256"]["block_n"]
+        assert {"64x256x16", f"64x{bn}x16"} <= shapes[f"hopper_fwd_{t}_d256"], shapes[f"hopper_fwd_{t}_d256"]
+
+
+def _hgmma_shapes() -> dict[str, set[str]]:
+    """{kernel: {"64x96x16", ...}}: the wgmma shapes in each kernel's SASS (skip without a disassembler)."""
+    import re
+    import tempfile
+
+    from pyhipattn.codeobj.isa import NVIDIA_TOOLS, find_tool
+
+    tool = find_tool(NVIDIA_TOOLS)
+    if tool is None:
+        _skip_or_fail("SASS not checked: no cuobjdump / nvdisasm")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "hopper_fwd.cubin"
+        path.write_bytes((CO / "hopper_fwd.cubin").read_bytes())
+        flag = "-sass" if Path(tool).name.startswith("cuobjdump") else "-c"
+        text = subprocess.run([tool, flag, str(path)], capture_output=True, text=True, check=True).stdout
+    out: dict[str, set[str]] = {}
+    cur = None
+    for line in text.splitlines():
+        m = re.search(r"(?:Function : |^\s*\.text\.)(hopper_fwd_\w+?):?\s*$", line)
+        if m:
+            cur = out.setdefault(m[1], set())
+        elif cur is not None and (h := re.search(r"HGMMA\.(\d+x\d+x\d+)", line)):
+            cur.add(h[1])
+    return out
+
+
 def test_generated_wgmma_header_is_current(tmp_path):
     import importlib.util
 
@@ -255,7 +308,8 @@ def test_build_is_reproducible(tmp_path):
                NWG_D64=str(d64["block_m"] // 64), Q_STAGES=str(d64.get("q_stages", 1)),
                Q_STAGES_D128=str(d128.get("q_stages", 1)), TMA_D64=str(int("tma" in d64)),
                TMA_D128=str(int("tma" in d128)), BN_D128=str(d128["block_n"]),
-               BN176_D128=str(int("fwd_bf16_d128_bn176" in by_name)), REGS_2WG=d128.get("setmaxnreg", "40/232"))
+               BN176_D128=str(int("fwd_bf16_d128_bn176" in by_name)), REGS_2WG=d128.get("setmaxnreg", "40/232"),
+               BN_D256=str(by_name["fwd_bf16_d256"]["block_n"]), D96_COMPUTE=str(by_name["fwd_bf16_d96"]["compute_dim"]))
     r = subprocess.run(["bash", str(ROOT / "scripts" / "build" / "hopper.sh")], env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     assert (tmp_path / "hopper_fwd.cubin").read_bytes() == (CO / "hopper_fwd.cubin").read_bytes()
@@ -269,7 +323,9 @@ def test_replace_keeps_problems_hashable():
 
 
 @pytest.mark.parametrize("d, sk, persistent", [(64, 512, True), (64, 16384, True), (128, 1024, False),
-                                               (128, 2048, True), (128, 4096, True), (128, 8192, False)])
+                                               (128, 2048, True), (128, 4096, True), (128, 8192, False),
+                                               (96, 512, True), (96, 16384, True), (256, 2048, False),
+                                               (256, 4096, True), (256, 8192, True), (256, 16384, False)])
 def test_causal_grid_follows_the_measurements(d, sk, persistent):
     (pl,) = hopper.plan(problem(b=2, sq=sk, sk=sk, hq=16, hk=16, d=d, causal=True), "sm_90a", 132, 1)
     bm = hopper.manifest("sm_90a")["by_name"][hopper.variant_name("bf16", d)]["block_m"]

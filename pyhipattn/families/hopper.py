@@ -5,20 +5,21 @@ mbarrier, cp.async, setmaxnreg), built by ``scripts/build/hopper.sh`` into
 ``kernels/co/sm_90a/hopper_fwd.cubin`` with ``hopper_manifest.json``; kernel arguments
 ``hopper_fwd_args`` (``kernels/src/hopper/hopper_args.h``), one launch per call.
 
-A CTA is one producer warpgroup (TMA at d128, with tensor maps the kernel makes itself in a
-per-CTA slot of the workspace; cp.async at d64; into a multi-stage shared-memory ring and two Q
-buffers, mbarriers) and two (d128) or three (d64) consumer warpgroups (64 query rows each:
+A CTA is one producer warpgroup (TMA at d96 / d128 / d256, with tensor maps the kernel makes itself
+in a per-CTA slot of the workspace; cp.async at d64; into a multi-stage shared-memory ring and two Q
+buffers (one at d256), mbarriers) and two (d96, d128, d256) or three (d64) consumer warpgroups (64 query rows each:
 S = Q K^T and O += P V with wgmma, online softmax in registers, P kept in registers, the
 warpgroups taking turns at the tensor cores), and runs tiles of 128 / 192 query rows of one
-(batch, q head) in a persistent loop: grid = min(tiles, compute_units) CTAs, or one CTA per
+(batch, q head) (key blocks of 128, 64 at d256; d96 computes 96 columns on tiles of two 64-column
+atoms) in a persistent loop: grid = min(tiles, compute_units) CTAs, or one CTA per
 tile for causal problems outside :data:`CAUSAL_PERSISTENT`.
 
-What it runs: bf16 / fp16; head_dim == head_dim_v in {64, 128}; GQA / MQA (heads_q %
+What it runs: bf16 / fp16; head_dim == head_dim_v in {64, 96, 128, 256}; GQA / MQA (heads_q %
 heads_k == 0); causal (bottom-right aligned, FlashAttention >= 2.1; rows that see no key give
 out 0 and LSE -inf) or no mask; any softmax_scale > 0; LSE (fp32 (batch, heads_q, seqlen_q));
 any sequence lengths (ragged tails masked); BSHD strides in multiples of 8 elements (16-byte
 copies: q / k / v / out must also be 16-byte aligned, which the planner cannot see); with TMA
-(d128) positive q / k / v strides below 2^39 elements on every axis longer than 1 (:func:`tma_refusal`).
+(d96, d128, d256) positive q / k / v strides below 2^39 elements on every axis longer than 1 (:func:`tma_refusal`).
 Not: sliding windows, softcap, sinks / ALiBi / KV caches, varlen, split-K; those go to the
 portable family.  Dispatch picks this family only where it measured faster than portable on
 the H100 (:func:`preferred`); :func:`gate` with ``force=True`` accepts every problem the
@@ -41,7 +42,7 @@ NAME = "hopper"
 PRIORITY = 20          # above portable (10): where both accept, this one runs
 ARCHES = ("sm_90a",)
 DTYPES = ("bf16", "fp16")
-HEAD_DIMS = (64, 128)
+HEAD_DIMS = (64, 96, 128, 256)
 HEADER = header("hopper/hopper_args.h")
 _I32_MAX = 2**31 - 1
 _POINTERS = ("q", "k", "v", "out", "lse")
@@ -103,13 +104,21 @@ def check_problem(p: Problem) -> str | None:
 #: d64 from 2048 up (three consumer warpgroups since 2026-11-24: 0.96-1.18x at 2048-16384 over runs 4
 #: and 6, 0.96-1.03x at 512 / 1024), causal d128 from 4096 up (TMA, 2026-11-26: 1.02-1.18x at
 #: 4096-16384 and on the GQA rows; 0.87-0.96x at 512-2048), causal d64 from 2048 up since run 6 (three
-#: warpgroups on the persistent grid: 1.04-1.13x at 2048-16384; 0.91-0.97x at 512 / 1024).  fp16 runs
-#: the same instructions and takes the bf16 rules (not timed separately).
+#: warpgroups on the persistent grid: 1.04-1.13x at 2048-16384; 0.91-0.97x at 512 / 1024).  d256 and d96
+#: (2026-11-26, branch issue11d-dims, two runs, sq = sk 512-16384, the grid :data:`CAUSAL_PERSISTENT`
+#: picks): d256 non-causal 1.64-1.78x, d256 causal 1.15-1.19x at 512-2048 and 1.46-1.74x at 4096-16384 (the
+#: 1,4096,16/8 GQA row 2.02-2.04x); d96 non-causal 1.21-1.50x, d96 causal 1.04-1.23x at 2048-16384 (the
+#: 4,2048,32/32 row 1.18-1.22x), 1.01-1.05x at 512 and 0.97-0.99x at 1024 (left to portable below 2048).  fp16 runs the same instructions and takes the bf16 rules (not
+#: timed separately).
 PREFERRED: dict[tuple[int, bool], tuple[int, int]] = {
     (128, False): (512, 1 << 30),
     (64, False): (2048, 1 << 30),
     (128, True): (4096, 1 << 30),
     (64, True): (2048, 1 << 30),
+    (256, False): (512, 1 << 30),
+    (256, True): (512, 1 << 30),
+    (96, False): (512, 1 << 30),
+    (96, True): (2048, 1 << 30),
 }
 
 #: Causal problems whose seqlen_k lies in head_dim's range run on the persistent grid (the kernel
@@ -117,10 +126,15 @@ PREFERRED: dict[tuple[int, bool], tuple[int, int]] = {
 #: H100 (notes/hopper.md, runs 4 and 6): persistent won at d64 (1.06-1.31x at 512-2048, 1.02-1.14x
 #: at 4096 and 16384, 0.99-1.00x at 8192) and at d128 from 2048 to 4096 (1.02-1.04x, the 2x4096
 #: 64/8 GQA row 1.08-1.12x), and lost at d128 512 / 1024 (0.95-0.97x) and 16384 (0.96-0.97x);
-#: 8192 at d128 was 0.96-1.05x.
+#: 8192 at d128 was 0.96-1.05x.  d96 (2026-11-26, two runs): persistent / per tile 0.96-1.09x, no
+#: consistent side (1.00-1.04x averaged over the two runs at 2048-16384 and the 4,2048,32/32 row), so
+#: persistent as at d64; d256: 1.03-1.10x at 4096-8192 (the 1,4096,16/8 row 1.00-1.04x), 0.86-1.00x at
+#: 512-2048, 0.93 and 1.09x at 16384 (left per tile).
 CAUSAL_PERSISTENT: dict[int, tuple[int, int]] = {
     64: (0, 1 << 30),
+    96: (0, 1 << 30),
     128: (2048, 4096),
+    256: (4096, 8192),
 }
 
 

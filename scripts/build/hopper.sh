@@ -9,6 +9,7 @@
 #   Q_STAGES=1 NWG_D64=2 OUT=/tmp/z scripts/build/hopper.sh         # one Q buffer, d64 with 2 consumer warpgroups (as before 2026-11-24)
 #   TMA_D128=0 REGS_2WG=40/232 BN176_D128=0 OUT=/tmp/t scripts/build/hopper.sh   # the d128 kernels of 2026-11-24 (cp.async)
 #   BN_D128=176 Q_STAGES_D128=1 BN176_D128=0 OUT=/tmp/u scripts/build/hopper.sh  # the 176-key tile for every d128 kernel
+#   BN_D256=80 D96_COMPUTE=128 OUT=/tmp/v scripts/build/hopper.sh    # d256 with 80-key blocks; d96 computed 128 wide
 #   NVCC_EXTRA="-DHOPPER_PINGPONG=0" OUT=/tmp/y scripts/build/hopper.sh   # experiments (bench/hopper_dev.py)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -25,12 +26,15 @@ TMA_D64=${TMA_D64:-0}
 BN_D128=${BN_D128:-128}        # key block of the d128 kernels (128 or 176)
 REGS_2WG=${REGS_2WG:-24/240}   # setmaxnreg producer/consumer with two consumer warpgroups (40/232 before 2026-11-26)
 BN176_D128=${BN176_D128:-1}    # 1: also the hopper_fwd_<dtype>_d128_bn176 kernels (needs REGS_2WG=24/240)
+BN_D256=${BN_D256:-64}         # key block of the d256 kernels (64 or 80)
+D96_COMPUTE=${D96_COMPUTE:-96} # columns the d96 kernels' GEMMs compute (96, or 128: the d128 compute over zero-filled columns)
 dest=${OUT:-kernels/co/sm_90a}
 # -gencode (not -arch=sm_90a): wgmma / setmaxnreg need the sm_90a target alone.
 flags=(-cubin -O3 -std=c++17 --fmad=true -Werror all-warnings -gencode=arch=compute_90a,code=sm_90a
        -DHOPPER_STAGES_D64="$STAGES_D64" -DHOPPER_STAGES_D128="$STAGES_D128"
        -DHOPPER_NWG_D64="$NWG_D64" -DHOPPER_Q_STAGES="$Q_STAGES" -DHOPPER_Q_STAGES_D128="$Q_STAGES_D128"
        -DHOPPER_TMA_D128="$TMA_D128" -DHOPPER_TMA_D64="$TMA_D64" -DHOPPER_BN_D128="$BN_D128" -DHOPPER_BN176_D128="$BN176_D128"
+       -DHOPPER_BN_D256="$BN_D256" -DHOPPER_D96_COMPUTE="$D96_COMPUTE"
        -DHOPPER_REGS_PRODUCER_2WG="${REGS_2WG%/*}" -DHOPPER_REGS_CONSUMER_2WG="${REGS_2WG#*/}" ${NVCC_EXTRA:-})
 python3 "$src/gen_wgmma.py"
 git diff --quiet -- "$src/wgmma_ops.h" 2>/dev/null || echo "hopper.sh: note: $src/wgmma_ops.h changed when regenerated" >&2
@@ -47,5 +51,6 @@ fi
 mkdir -p "$dest"
 cp "$tmp/a.cubin" "$dest/hopper_fwd.cubin"
 python3 "$src/make_manifest.py" sm_90a "$dest" "$STAGES_D64" "$STAGES_D128" "$NWG_D64" "$Q_STAGES" \
-  "q_stages_d128=$Q_STAGES_D128" "tma_d64=$TMA_D64" "tma_d128=$TMA_D128" "bn_d128=$BN_D128" "regs_2wg=$REGS_2WG"
-echo "hopper: $dest/hopper_fwd.cubin ($(stat -c %s "$dest/hopper_fwd.cubin") bytes), stages d64 $STAGES_D64 d128 $STAGES_D128, d64 warpgroups $NWG_D64, Q buffers $Q_STAGES (d128 $Q_STAGES_D128), TMA d64 $TMA_D64 d128 $TMA_D128, BN d128 $BN_D128 (+176 kernels: $BN176_D128), setmaxnreg $REGS_2WG"
+  "q_stages_d128=$Q_STAGES_D128" "tma_d64=$TMA_D64" "tma_d128=$TMA_D128" "bn_d128=$BN_D128" "regs_2wg=$REGS_2WG" \
+  "bn_d256=$BN_D256" "d96_compute=$D96_COMPUTE"
+echo "hopper: $dest/hopper_fwd.cubin ($(stat -c %s "$dest/hopper_fwd.cubin") bytes), stages d64 $STAGES_D64 d128 $STAGES_D128, d64 warpgroups $NWG_D64, Q buffers $Q_STAGES (d128 $Q_STAGES_D128), TMA d64 $TMA_D64 d128 $TMA_D128, BN d128 $BN_D128 (+176 kernels: $BN176_D128), setmaxnreg $REGS_2WG, BN d256 $BN_D256, d96 compute $D96_COMPUTE"

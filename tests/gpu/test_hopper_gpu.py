@@ -1,13 +1,13 @@
 """The hopper family (sm_90a, wgmma) forced on the mha_fwd numeric sweep, on an H100 / H200.
 
-Every case of ``pyhipattn.tools.sweep.make_cases(150)`` that the hopper kernels can run (head dim 64
-or 128, d == dv, no window, no softcap) is planned by ``hopper.plan`` (the gate with
+Every case of ``pyhipattn.tools.sweep.make_cases(150)`` that the hopper kernels can run (head dim 64,
+96, 128 or 256, d == dv, no window, no softcap) is planned by ``hopper.plan`` (the gate with
 ``force=True``: dispatch's speed preference dropped) and launched through pyhipattn's own
 runtime, with the sweep's rules: poisoned output, error <= 1.5x torch SDPA's on the same inputs
 (or the absolute tolerance where SDPA cannot express the case), LSE -inf exactly on rows with
 no visible key and close elsewhere.  Targeted cases add GQA / MQA, ragged lengths around the
 128-row and 128-key tiles, sq > sk and sq < sk causal, long sequences (the persistent loop runs
-several tiles per CTA), the 176-key kernels of long non-causal d128 problems, strided (packed qkv)
+several tiles per CTA), d96 and d256 with ragged tails, the 176-key kernels of long non-causal d128 problems, strided (packed qkv)
 inputs and a padded output.
 """
 
@@ -37,7 +37,15 @@ for _i, (_b, _sq, _sk, _hq, _hk, _d, _dt, _f) in enumerate([
         (1, 8192, 8192, 4, 1, 64, "bf16", "causal+lse"), (2, 384, 129, 32, 8, 128, "fp16", "none"),
         (1, 127, 128, 8, 2, 64, "fp16", "causal"), (1, 129, 127, 8, 2, 128, "bf16", "causal+lse"),
         # long non-causal d128: the 176-key kernels (hopper.WIDE_BLOCK_NONCAUSAL), ragged key tail
-        (1, 300, 8200, 4, 2, 128, "bf16", "none"), (2, 1000, 8192, 2, 1, 128, "fp16", "none")]):
+        (1, 300, 8200, 4, 2, 128, "bf16", "none"), (2, 1000, 8192, 2, 1, 128, "fp16", "none"),
+        # d96 (96 columns computed on 128-wide tiles) and d256 (64-key blocks, one Q buffer): multi-tile,
+        # ragged tails, GQA / MQA, sq != sk causal, both dtypes
+        (2, 1000, 1000, 8, 2, 96, "bf16", "causal+lse"), (1, 4097, 4097, 4, 4, 96, "fp16", "none"),
+        (2, 129, 255, 8, 2, 96, "fp16", "causal+lse"), (1, 600, 3000, 8, 8, 96, "bf16", "none"),
+        (1, 3000, 600, 4, 1, 96, "bf16", "causal+lse"), (2, 2048, 2048, 16, 2, 96, "fp16", "causal"),
+        (2, 1000, 1000, 8, 2, 256, "bf16", "causal+lse"), (1, 4097, 4097, 4, 4, 256, "fp16", "none"),
+        (2, 129, 255, 8, 1, 256, "fp16", "causal+lse"), (1, 600, 3000, 8, 8, 256, "bf16", "causal+lse"),
+        (2, 300, 77, 8, 2, 256, "bf16", "none"), (2, 2048, 2048, 16, 2, 256, "fp16", "causal")]):
     _TARGETED.append(dict(b=_b, sq=_sq, sk=_sk, hq=_hq, hk=_hk, d=_d, dv=_d, dtype=_dt, feature=_f,
                           window=(-1, -1), seed=700 + _i))
 CASES = _SWEEP + _TARGETED
@@ -89,7 +97,8 @@ def test_hopper_family_passes_the_mha_fwd_sweep(case):
 
 @pytest.mark.gpu
 @pytest.mark.skipif(not _sm90(), reason="the hopper kernels need an sm_90a GPU (H100 / H200)")
-@pytest.mark.parametrize("d, causal", [(128, True), (64, False), (128, False), (64, True)])
+@pytest.mark.parametrize("d, causal", [(128, True), (64, False), (128, False), (64, True), (96, True), (96, False),
+                                       (256, True), (256, False)])
 def test_hopper_strided_inputs_and_padded_output(d, causal):
     """q, k, v as slices of one packed (b, s, 3, h, d) tensor; out a slice of a wider buffer."""
     qkv = torch.randn(2, 777, 3, 8, d, device="cuda", dtype=torch.bfloat16)

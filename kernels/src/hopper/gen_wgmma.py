@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 
-NS = (64, 128, 176)
+NS = (64, 80, 96, 128, 176, 256)   # QK^T: N = key block (64, 80, 128, 176); PV: N = head dim (64, 96, 128, 256)
 TYPES = {"bf16": "bf16", "f16": "f16"}
 
 

@@ -2,9 +2,10 @@
 //
 // One CTA = one producer warpgroup + NWG consumer warpgroups ((NWG + 1) * 128 threads), running
 // tiles of BM = 64 * NWG query rows of one (batch, q head) in a persistent loop (tile order:
-// hopper_args.h); each consumer warpgroup owns 64 rows of a tile.  NWG = 2 (d128), and 2 or 3
+// hopper_args.h); each consumer warpgroup owns 64 rows of a tile.  NWG = 2 (d96, d128, d256), and 2 or 3
 // (d64, HOPPER_NWG_D64): the manifest records each kernel's block_m and threads.  Key blocks of
-// BN = 128 keys; the _bn176 kernels (long non-causal d128) take 176 with one Q buffer.
+// BN = 128 keys; the _bn176 kernels (long non-causal d128) take 176 with one Q buffer; d256 takes
+// HOPPER_BN_D256 with one Q buffer.  d96 tiles hold two 64-column atoms (TMA zero-fills columns 96..127).
 //
 //   producer  (warpgroup 0, setmaxnreg 24 / 32): d128 (HOPPER_TMA_D128): one thread loads with TMA
 //             (cp.async.bulk.tensor, tensor maps the kernel makes itself: tmap_make), otherwise
@@ -81,6 +82,17 @@
 #endif
 #ifndef HOPPER_REGS_CONSUMER_2WG
 #define HOPPER_REGS_CONSUMER_2WG 240
+#endif
+// d256 (two consumer warpgroups, one Q buffer, TMA): key block, 64 or 80 (FA3's hd256 tile is 128 x 80; here
+// 80 spills 72 bytes with setmaxnreg 240, 2026-11-26)
+#ifndef HOPPER_BN_D256
+#define HOPPER_BN_D256 64
+#endif
+// d96 (TMA): the width the GEMMs compute.  96: QK^T over 6 k-steps, PV with wgmma N = 96; 128: the d128
+// compute on tiles whose columns 96..127 TMA fills with zeros (the fallback).  Either way the tensor
+// maps' global dim is 96 and the epilogue stores 96 columns.
+#ifndef HOPPER_D96_COMPUTE
+#define HOPPER_D96_COMPUTE 96
 #endif
 static_assert(128 * (168 - HOPPER_REGS_PRODUCER_2WG) >= 256 * (HOPPER_REGS_CONSUMER_2WG - 168),
               "setmaxnreg: the consumers would wait for registers the producer never gives back");
@@ -207,11 +219,12 @@ template <int ORD>
         ::"r"(dst), "l"(map), "r"(col), "r"(row), "r"(head), "r"(batch), "r"(bar) : "memory");
 }
 
-// Rows [row, row + ROWS) of one (head, batch) into a tile [D / 64 atoms][ROWS][128 bytes].
+// Rows [row, row + ROWS) of one (head, batch) into a tile [ceil(D / 64) atoms][ROWS][128 bytes]
+// (D = 96: the second atom's columns 96..127 are past the map's global dim and arrive as zeros).
 template <int D, int ROWS>
 [[maybe_unused]] __device__ __forceinline__ void tma_tile(uint32_t tile, uint64_t map, int row, int head, int batch, uint32_t bar) {
 #pragma unroll
-    for (int c = 0; c < D / 64; ++c) tma_load(tile + c * (ROWS * 128), map, 64 * c, row, head, batch, bar);
+    for (int c = 0; c < (D + 63) / 64; ++c) tma_load(tile + c * (ROWS * 128), map, 64 * c, row, head, batch, bar);
 }
 
 // wgmma shared-memory descriptors, 128-byte swizzle (tiles 1024-byte aligned):
@@ -282,10 +295,16 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     static_assert(QS == 1 || QS == 2, "one or two Q buffers");
     static_assert(NWG == 2 || NWG == 3, "two or three consumer warpgroups");
     constexpr int BM = 64 * NWG;
-    static_assert(D == 64 || D == 128, "head dim 64 or 128");
-    static_assert(BN == 64 || BN == 128 || BN == 176, "key block 64, 128 or 176");
-    constexpr int Q_BYTES = BM * D * 2;
-    constexpr int KV_BYTES = BN * D * 2;
+    static_assert(D == 64 || D == 96 || D == 128 || D == 256, "head dim 64, 96, 128 or 256");
+    static_assert(TMA || D == 64 || D == 128, "the cp.async producer copies 64 / 128 columns");
+    static_assert(BN == 64 || BN == 80 || BN == 128 || BN == 176, "key block 64, 80, 128 or 176");
+    // DS: columns a shared tile holds (whole 64-column atoms); DC: columns the GEMMs compute (the
+    // d96 fallback computes 128, over zeros past 96); D: the problem's head dim (maps, epilogue)
+    constexpr int DS = 64 * ((D + 63) / 64);
+    constexpr int DC = D == 96 ? HOPPER_D96_COMPUTE : D;
+    static_assert(DC % 16 == 0 && D <= DC && DC <= DS, "compute width");
+    constexpr int Q_BYTES = BM * DS * 2;
+    constexpr int KV_BYTES = BN * DS * 2;
     // mbarriers, then (TMA) three tensor maps at bars + 256
     constexpr uint32_t TAIL = TMA ? 256 + 3 * 128 : 8 * (2 * QS + 4 * STAGES);
     static_assert(8 * (2 * QS + 4 * STAGES) <= 256, "mbarriers overlap the tensor maps");
@@ -402,7 +421,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                         int64_t head_stride, int64_t seq_stride, int row0, int limit, int head, int b) {
             constexpr int ROWS = decltype(rows)::value;
             if constexpr (TMA) {
-                mbar_expect_tx(bar, ROWS * D * 2);
+                mbar_expect_tx(bar, ROWS * DS * 2);
                 tma_tile<D, ROWS>(tile, map, row0, head, b, bar);
             } else {
                 const uint16_t* p = reinterpret_cast<const uint16_t*>(base) + b * batch_stride + head * head_stride;
@@ -457,7 +476,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     if (wg == NWG - 1) sched_arrive();                           // warpgroup 0 goes first
 
     float s[BN / 2];
-    float o[D / 2];
+    float o[DC / 2];
     uint32_t p[BN / 4];
     int kst = 0, qs = 0;
     uint32_t kph = 0, q_phase = 0;
@@ -476,10 +495,18 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         if (n_max <= 0) {
             // no key is visible to any row of this block: out 0, lse -inf
             constexpr int CPR = D / 8, RPP = 128 / CPR;
-            for (int r = tid / CPR; r < WG_ROWS; r += RPP) {
-                const int g = m0 + wg * WG_ROWS + r;
-                if (g < sq)
-                    *reinterpret_cast<uint4*>(out + (int64_t)g * a.o_seq_stride + (tid % CPR) * 8) = make_uint4(0, 0, 0, 0);
+            if constexpr (128 % CPR == 0) {
+                for (int r = tid / CPR; r < WG_ROWS; r += RPP) {
+                    const int g = m0 + wg * WG_ROWS + r;
+                    if (g < sq)
+                        *reinterpret_cast<uint4*>(out + (int64_t)g * a.o_seq_stride + (tid % CPR) * 8) = make_uint4(0, 0, 0, 0);
+                }
+            } else {   // d96: 12 chunks a row
+                for (int i = tid; i < WG_ROWS * CPR; i += 128) {
+                    const int g = m0 + wg * WG_ROWS + i / CPR;
+                    if (g < sq)
+                        *reinterpret_cast<uint4*>(out + (int64_t)g * a.o_seq_stride + (i % CPR) * 8) = make_uint4(0, 0, 0, 0);
+                }
             }
             if (lse_ptr && lane % 4 == 0) {
                 if (row0 < sq) lse_ptr[row0] = NEG_INF;
@@ -490,13 +517,13 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
 
         const uint32_t q_rows = sQ + qs * Q_BYTES + wg * WG_ROWS * 128;
 #pragma unroll
-        for (int i = 0; i < D / 2; ++i) o[i] = 0.f;
+        for (int i = 0; i < DC / 2; ++i) o[i] = 0.f;
         float mx0 = NEG_INF, mx1 = NEG_INF, l0 = 0.f, l1 = 0.f;
 
         auto issue_qk = [&](uint32_t k_tile) {
             wgmma_fence();
 #pragma unroll
-            for (int kk = 0; kk < D / 16; ++kk) {
+            for (int kk = 0; kk < DC / 16; ++kk) {
                 const uint32_t off = (kk % 4) * 32;     // 16 elements = 32 bytes along K
                 const uint64_t da = desc_k_major(q_rows + (kk / 4) * (BM * 128) + off);
                 const uint64_t db = desc_k_major(k_tile + (kk / 4) * (BN * 128) + off);
@@ -509,7 +536,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
 #pragma unroll
             for (int kk = 0; kk < BN / 16; ++kk) {
                 const uint32_t frag[4] = {p[4 * kk], p[4 * kk + 1], p[4 * kk + 2], p[4 * kk + 3]};
-                wgmma_rs<E::bf16, D>(o, frag, desc_n_major(v_tile + kk * 16 * 128, BN * 128));
+                wgmma_rs<E::bf16, DC>(o, frag, desc_n_major(v_tile + kk * 16 * 128, BN * 128));
             }
             wgmma_commit();
         };
@@ -567,7 +594,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         };
         auto rescale_o = [&](float alpha0, float alpha1) {
 #pragma unroll
-            for (int i = 0; i < D / 8; ++i) {
+            for (int i = 0; i < DC / 8; ++i) {
                 o[4 * i] *= alpha0; o[4 * i + 1] *= alpha0;
                 o[4 * i + 2] *= alpha1; o[4 * i + 3] *= alpha1;
             }
@@ -663,3 +690,9 @@ HOPPER_KERNEL(hopper_fwd_fp16_d128_bn176, Fp16, 128, 176, HOPPER_STAGES_D128, 2,
 #endif
 HOPPER_KERNEL(hopper_fwd_bf16_d64, Bf16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_D64, HOPPER_Q_STAGES, HOPPER_TMA_D64)
 HOPPER_KERNEL(hopper_fwd_fp16_d64, Fp16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_D64, HOPPER_Q_STAGES, HOPPER_TMA_D64)
+// d96: the d128 kernel's tile (128 x 128 keys, two Q buffers, 2 stages), TMA, computing HOPPER_D96_COMPUTE columns
+HOPPER_KERNEL(hopper_fwd_bf16_d96, Bf16, 96, 128, 2, 2, 2, true)
+HOPPER_KERNEL(hopper_fwd_fp16_d96, Fp16, 96, 128, 2, 2, 2, true)
+// d256: 128 query rows x HOPPER_BN_D256 keys, one Q buffer (64 KiB), 2 stages, TMA; O is 128 registers per thread
+HOPPER_KERNEL(hopper_fwd_bf16_d256, Bf16, 256, HOPPER_BN_D256, 2, 2, 1, true)
+HOPPER_KERNEL(hopper_fwd_fp16_d256, Fp16, 256, HOPPER_BN_D256, 2, 2, 1, true)

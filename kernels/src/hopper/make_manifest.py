@@ -5,12 +5,16 @@
 KEY=VALUE (defaults: the build's before TMA): ``tma_d64`` / ``tma_d128`` (0 / 1: the producer loads with
 TMA, the kernel needs the ``tmaps`` scratch), ``bn_d128`` (key block), ``q_stages_d128`` (Q buffers of
 the d128 kernels; default <Q buffers>), ``regs_2wg`` (setmaxnreg producer/consumer with two consumer
-warpgroups, e.g. ``40/232``).
+warpgroups, e.g. ``40/232``), ``bn_d256`` (key block of the d256 kernels, default 64), ``d96_compute`` (the
+width the d96 kernels' GEMMs compute: 96, or 128 over zero-filled columns; default 96).
+The d96 and d256 kernels always load with TMA and run two consumer warpgroups and 2 stages; d96 keeps two
+Q buffers and 128-key blocks, d256 one Q buffer.
 
 Facts come from the object's own metadata (pyhipattn.codeobj), the kernel names
 (``hopper_fwd_<dtype>_d<D>``) and the stage / warpgroup counts the build passed to nvcc
 (block_m = 64 per consumer warpgroup, threads = 128 per warpgroup, the producer's included).  The launch's dynamic shared memory is the kernel's layout (hopper_fwd.cu): QS Q tiles,
-STAGES K and V tiles, 2 * QS + 4 * STAGES mbarriers, and 1024 bytes of slack to align the tiles to
+STAGES K and V tiles (each tile holds whole 64-column atoms: a d96 tile is 128 columns wide),
+2 * QS + 4 * STAGES mbarriers, and 1024 bytes of slack to align the tiles to
 1024 bytes (the 128-byte swizzle's period); a TMA kernel has 256 + 384 bytes after its tiles instead of
 the mbarriers' (the mbarriers, then its three tensor maps).  The build fails here when a kernel's kernarg
 layout differs from hopper_args.h, when it spills or uses local memory, when its shared
@@ -44,7 +48,8 @@ BN176 = {"block_n": 176, "q_stages": 1, "tma": True}
 def shared_bytes(block_m: int, block_n: int, d: int, stages: int, q_stages: int, tma: bool = False) -> int:
     """Dynamic shared memory of one CTA (see the module docstring)."""
     tail = 256 + 3 * 128 if tma else 8 * (2 * q_stages + 4 * stages)
-    return q_stages * block_m * d * 2 + 2 * stages * block_n * d * 2 + tail + 1024
+    width = 64 * -(-d // 64)        # whole 64-column atoms
+    return q_stages * block_m * width * 2 + 2 * stages * block_n * width * 2 + tail + 1024
 
 
 #: TMA kernels: bytes of ``tmaps`` scratch per CTA (three 128-byte tensor maps) and the alignment slack
@@ -54,15 +59,16 @@ TMAP_ALIGN = 128
 
 def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_stages: str, *opts: str) -> None:
     kv = dict(o.split("=", 1) for o in opts)
-    unknown = set(kv) - {"tma_d64", "tma_d128", "bn_d128", "q_stages_d128", "regs_2wg"}
+    unknown = set(kv) - {"tma_d64", "tma_d128", "bn_d128", "q_stages_d128", "regs_2wg", "bn_d256", "d96_compute"}
     if unknown:
         raise SystemExit(f"make_manifest: unknown option(s) {sorted(unknown)}")
-    qs = {64: int(q_stages), 128: int(kv.get("q_stages_d128", q_stages))}
-    block_n = {64: 128, 128: int(kv.get("bn_d128", 128))}
-    tma = {64: kv.get("tma_d64", "0") == "1", 128: kv.get("tma_d128", "0") == "1"}
+    qs = {64: int(q_stages), 96: 2, 128: int(kv.get("q_stages_d128", q_stages)), 256: 1}
+    block_n = {64: 128, 96: 128, 128: int(kv.get("bn_d128", 128)), 256: int(kv.get("bn_d256", 64))}
+    tma = {64: kv.get("tma_d64", "0") == "1", 96: True, 128: kv.get("tma_d128", "0") == "1", 256: True}
     regs = kv.get("regs_2wg", "40/232")
-    stages = {64: int(stages64), 128: int(stages128)}
-    nwg = {64: int(nwg64), 128: 2}
+    stages = {64: int(stages64), 96: 2, 128: int(stages128), 256: 2}
+    nwg = {64: int(nwg64), 96: 2, 128: 2, 256: 2}
+    compute = {96: int(kv.get("d96_compute", 96))}
     hdr_path = os.path.join(HERE, "hopper_args.h")
     lay = layout_from_header(hdr_path, "hopper_fwd_args")
     fname = "hopper_fwd.cubin"
@@ -101,6 +107,8 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
             "dtype": m[1], "head_dim": d, "block_m": bm, "block_n": bn, "stages": stages[d], "q_stages": q_bufs,
             "threads": 128 * (nwg[d] + 1), "shared": shared, "registers": k.registers,
         })
+        if d in compute:
+            objects[-1]["compute_dim"] = compute[d]
         if uses_tma:
             objects[-1]["tma"] = {"bytes_per_cta": TMAP_BYTES_PER_CTA, "align": TMAP_ALIGN}
         if nwg[d] == 2 and regs != "40/232":
