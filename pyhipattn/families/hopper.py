@@ -11,7 +11,10 @@ buffers, mbarriers) and two (d128) or three (d64) consumer warpgroups (64 query 
 S = Q K^T and O += P V with wgmma, online softmax in registers, P kept in registers, the
 warpgroups taking turns at the tensor cores), and runs tiles of 128 / 192 query rows of one
 (batch, q head) in a persistent loop: grid = min(tiles, compute_units) CTAs, or one CTA per
-tile for causal problems outside :data:`CAUSAL_PERSISTENT`.
+tile for causal problems outside :data:`CAUSAL_PERSISTENT`.  Kernels marked ``dynamic_causal`` in
+the manifest (d128 since 2026-11-26) take causal tiles from a counter (the two zeroed int32 the
+runtime's workspace keeps below the pointer it binds) on a persistent grid, heaviest first within
+sections of heads whose K / V fit L2 (manifest ``l2_section_kb``).
 
 What it runs: bf16 / fp16; head_dim == head_dim_v in {64, 128}; GQA / MQA (heads_q %
 heads_k == 0); causal (bottom-right aligned, FlashAttention >= 2.1; rows that see no key give
@@ -103,12 +106,15 @@ def check_problem(p: Problem) -> str | None:
 #: d64 from 2048 up (three consumer warpgroups since 2026-11-24: 0.96-1.18x at 2048-16384 over runs 4
 #: and 6, 0.96-1.03x at 512 / 1024), causal d128 from 4096 up (TMA, 2026-11-26: 1.02-1.18x at
 #: 4096-16384 and on the GQA rows; 0.87-0.96x at 512-2048), causal d64 from 2048 up since run 6 (three
-#: warpgroups on the persistent grid: 1.04-1.13x at 2048-16384; 0.91-0.97x at 512 / 1024).  fp16 runs
-#: the same instructions and takes the bf16 rules (not timed separately).
+#: warpgroups on the persistent grid: 1.04-1.13x at 2048-16384; 0.91-0.97x at 512 / 1024).  Causal d128
+#: from 512 up since the dynamic causal schedule with L2 sections (2026-11-26, branch issue11d-short,
+#: calls 2 / 3: 1.12 / 1.16x at b32 s512, 1.16 / 1.22x at b16 s1024, 1.38 / 1.40x at b8 s2048, 1.18 /
+#: 1.24x at b4 s2048 h32/8; not timed below 512).  fp16 runs the same instructions and takes the bf16
+#: rules (not timed separately).
 PREFERRED: dict[tuple[int, bool], tuple[int, int]] = {
     (128, False): (512, 1 << 30),
     (64, False): (2048, 1 << 30),
-    (128, True): (4096, 1 << 30),
+    (128, True): (512, 1 << 30),
     (64, True): (2048, 1 << 30),
 }
 
@@ -117,7 +123,8 @@ PREFERRED: dict[tuple[int, bool], tuple[int, int]] = {
 #: H100 (notes/hopper.md, runs 4 and 6): persistent won at d64 (1.06-1.31x at 512-2048, 1.02-1.14x
 #: at 4096 and 16384, 0.99-1.00x at 8192) and at d128 from 2048 to 4096 (1.02-1.04x, the 2x4096
 #: 64/8 GQA row 1.08-1.12x), and lost at d128 512 / 1024 (0.95-0.97x) and 16384 (0.96-0.97x);
-#: 8192 at d128 was 0.96-1.05x.
+#: 8192 at d128 was 0.96-1.05x.  Kernels with the dynamic causal schedule (manifest ``dynamic_causal``,
+#: the d128 ones since 2026-11-26) always get the persistent grid: this table is for the others.
 CAUSAL_PERSISTENT: dict[int, tuple[int, int]] = {
     64: (0, 1 << 30),
     128: (2048, 4096),
@@ -218,8 +225,10 @@ def plan(problem: Problem, arch: str, compute_units: int, num_splits: int) -> li
     # where CAUSAL_PERSISTENT says so, a persistent grid that deals the heavy-first tiles out in a
     # snake; elsewhere one CTA per tile, heavy tiles first, and the hardware hands each free SM the
     # next one.
+    # A kernel with the dynamic causal schedule (manifest ``dynamic_causal``) deals causal tiles out
+    # itself (a tile counter in the workspace's zeroed counters below ``tmaps``): a persistent grid.
     lo, hi = CAUSAL_PERSISTENT.get(p.head_dim, (0, -1))
-    persistent = not p.causal or lo <= p.seqlen_k <= hi
+    persistent = not p.causal or bool(obj.get("dynamic_causal")) or lo <= p.seqlen_k <= hi
     grid = (min(tiles, max(1, compute_units)) if persistent else tiles, 1, 1)
     lay = layout()
     values = dict.fromkeys(lay.names, 0)

@@ -5,7 +5,9 @@
 KEY=VALUE (defaults: the build's before TMA): ``tma_d64`` / ``tma_d128`` (0 / 1: the producer loads with
 TMA, the kernel needs the ``tmaps`` scratch), ``bn_d128`` (key block), ``q_stages_d128`` (Q buffers of
 the d128 kernels; default <Q buffers>), ``regs_2wg`` (setmaxnreg producer/consumer with two consumer
-warpgroups, e.g. ``40/232``).
+warpgroups, e.g. ``40/232``), ``dyn_causal`` (0 / 1: TMA kernels with 128-key blocks deal causal tiles
+out dynamically, with a tile counter just below ``tmaps``, and split setmaxnreg 32 / 232 at d128),
+``l2_section_kb`` (causal tile order in sections of heads whose K + V fit that many KiB; 0: none).
 
 Facts come from the object's own metadata (pyhipattn.codeobj), the kernel names
 (``hopper_fwd_<dtype>_d<D>``) and the stage / warpgroup counts the build passed to nvcc
@@ -54,13 +56,15 @@ TMAP_ALIGN = 128
 
 def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_stages: str, *opts: str) -> None:
     kv = dict(o.split("=", 1) for o in opts)
-    unknown = set(kv) - {"tma_d64", "tma_d128", "bn_d128", "q_stages_d128", "regs_2wg"}
+    unknown = set(kv) - {"tma_d64", "tma_d128", "bn_d128", "q_stages_d128", "regs_2wg", "dyn_causal", "l2_section_kb"}
     if unknown:
         raise SystemExit(f"make_manifest: unknown option(s) {sorted(unknown)}")
     qs = {64: int(q_stages), 128: int(kv.get("q_stages_d128", q_stages))}
     block_n = {64: 128, 128: int(kv.get("bn_d128", 128))}
     tma = {64: kv.get("tma_d64", "0") == "1", 128: kv.get("tma_d128", "0") == "1"}
     regs = kv.get("regs_2wg", "40/232")
+    dyn_causal = kv.get("dyn_causal", "0") == "1"
+    l2_section_kb = int(kv.get("l2_section_kb", "0"))
     stages = {64: int(stages64), 128: int(stages128)}
     nwg = {64: int(nwg64), 128: 2}
     hdr_path = os.path.join(HERE, "hopper_args.h")
@@ -101,10 +105,15 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
             "dtype": m[1], "head_dim": d, "block_m": bm, "block_n": bn, "stages": stages[d], "q_stages": q_bufs,
             "threads": 128 * (nwg[d] + 1), "shared": shared, "registers": k.registers,
         })
+        dyn = uses_tma and dyn_causal and bn != BN176["block_n"]
         if uses_tma:
             objects[-1]["tma"] = {"bytes_per_cta": TMAP_BYTES_PER_CTA, "align": TMAP_ALIGN}
-        if nwg[d] == 2 and regs != "40/232":
-            objects[-1]["setmaxnreg"] = regs
+        if dyn:
+            objects[-1]["dynamic_causal"] = True
+        if l2_section_kb:
+            objects[-1]["l2_section_kb"] = l2_section_kb
+        if nwg[d] == 2 and (dyn or regs != "40/232"):
+            objects[-1]["setmaxnreg"] = "32/232" if dyn else regs
     if problems:
         raise SystemExit("make_manifest: " + "; ".join(problems))
     manifest = {"family": "hopper", "arch": arch, "header": HEADER, "source": "kernels/src/hopper/hopper_fwd.cu",
