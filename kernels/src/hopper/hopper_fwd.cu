@@ -532,10 +532,13 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     int r_next = 0;
     auto next_tile = [&]() -> int {
         for (;;) {
-            int t;
+            int t = 0;
             if (dyn) {   // the producer's pick, in the Q slot
                 mbar_wait(q_full(qs), q_phase);
-                asm volatile("ld.shared.u32 %0, [%1];" : "=r"(t) : "r"(tile_slot(qs)) : "memory");
+                // lane 0 reads it and passes it on: the slot's reads then all come before that lane's
+                // q_empty arrival, after which the producer may rewrite it
+                if (lane == 0) asm volatile("ld.shared.u32 %0, [%1];" : "=r"(t) : "r"(tile_slot(qs)) : "memory");
+                t = __shfl_sync(0xffffffffu, t, 0);
                 if (t < 0) return -1;
             } else {
                 t = tile_of(r_next++);
