@@ -41,6 +41,17 @@ ISSUE_SHAPES = [  # (b, hq, hk, sq, sk, d, causal) of issue 11's table
     (32, 16, 16, 512, 512, 64, False), (16, 12, 12, 1024, 1024, 64, False),
     (1, 16, 8, 4096, 4096, 256, True), (4, 32, 32, 2048, 2048, 96, True),
 ]
+#: HOPPER_DEV_SHAPES=short: the short causal d128 (512-2048) and short d64 (512 / 1024) rows, then long rows
+SHORT_SHAPES = [
+    (32, 16, 16, 512, 512, 128, True), (16, 16, 16, 1024, 1024, 128, True), (8, 16, 16, 2048, 2048, 128, True),
+    (4, 32, 8, 2048, 2048, 128, True),
+    (32, 16, 16, 512, 512, 64, False), (16, 12, 12, 1024, 1024, 64, False), (32, 32, 32, 512, 512, 64, False),
+    (32, 32, 32, 512, 512, 64, True), (16, 32, 32, 1024, 1024, 64, False), (16, 32, 32, 1024, 1024, 64, True),
+    (32, 16, 16, 512, 512, 128, False), (8, 16, 16, 2048, 2048, 128, False),
+    (1, 16, 16, 16384, 16384, 128, False), (1, 32, 8, 8192, 8192, 128, True), (2, 64, 8, 4096, 4096, 128, True),
+    (4, 16, 16, 4096, 4096, 128, True), (1, 16, 16, 16384, 16384, 128, True), (8, 32, 32, 2048, 2048, 64, True),
+    (1, 32, 32, 16384, 16384, 64, True),
+]
 _PREP: dict = {}
 
 
@@ -64,14 +75,16 @@ def hopper_prepared(q, k, v, causal: bool, lse: bool, cubin: str | None, persist
             plans = [dataclasses.replace(pl, code_object=cubin) for pl in plans]
         else:
             plans = hopper.plan(p, ARCH, 132, 1)
-        if persistent:
-            plans = [dataclasses.replace(pl, grid=(min(pl.grid[0], 132), 1, 1)) for pl in plans]
+        if persistent:   # True: one CTA per SM; an int: that many CTAs
+            cap = 132 if persistent is True else int(persistent)
+            plans = [dataclasses.replace(pl, grid=(min(pl.grid[0], cap), 1, 1)) for pl in plans]
         _PREP[key] = prepare(plans, q.device.index)
     return _PREP[key]
 
 
-def hopper_fwd(cubin: str | None = None):
-    """``mha_fwd(q, k, v, out=, causal=, return_lse=, ...) -> (out, lse)`` through the hopper kernels."""
+def hopper_fwd(cubin: str | None = None, grid_cap: int | None = None):
+    """``mha_fwd(q, k, v, out=, causal=, return_lse=, ...) -> (out, lse)`` through the hopper kernels;
+    ``grid_cap`` caps the grid (a persistent grid of that many CTAs, whatever the plan chose)."""
 
     def run(q, k, v, *, out=None, causal=False, window_size=(-1, -1), softcap=0.0, return_lse=True):
         assert window_size == (-1, -1) and softcap == 0.0
@@ -79,7 +92,7 @@ def hopper_fwd(cubin: str | None = None):
         if out is None:
             out = torch.empty_like(q)
         lse = torch.full((b, hq, sq), float("nan"), device=q.device, dtype=torch.float32)
-        prep = hopper_prepared(q, k, v, causal, return_lse, cubin)
+        prep = hopper_prepared(q, k, v, causal, return_lse, cubin, grid_cap or False)
         prep.launch({"q": q.data_ptr(), "k": k.data_ptr(), "v": v.data_ptr(), "out": out.data_ptr(),
                      "lse": lse.data_ptr()}, torch.cuda.current_stream().cuda_stream)
         return out, lse
@@ -96,17 +109,21 @@ def check(variants: list[str | None]) -> int:
     spec.loader.exec_module(mod)
     cases = mod._TARGETED          # the GPU test's targeted cases
     bad = 0
+    # every case on the plan's grid, then the causal ones on persistent grids of 132 and 5 CTAs
+    # (several tiles per CTA: the cross-tile paths)
+    runs = [(c, None) for c in cases] + [(c, cap) for cap in (132, 5) for c in cases if "causal" in c["feature"]]
     for cubin in variants:
         name = cubin or "hopper"
-        for c in cases:
+        for c, cap in runs:
             t0 = time.time()
             try:
-                why = sweep.check_case(c, mha_fwd=hopper_fwd(cubin))
+                why = sweep.check_case(c, mha_fwd=hopper_fwd(cubin, cap))
             except Exception as e:
                 why = f"{type(e).__name__}: {e}"
             torch.cuda.synchronize()
             bad += why is not None
-            print(f"{name:28s} {sweep.case_id(c):44s} {'ok' if why is None else 'FAIL ' + why} ({time.time() - t0:.1f}s)",
+            print(f"{name:28s} {sweep.case_id(c):44s} grid {cap or 'plan':4} "
+                  f"{'ok' if why is None else 'FAIL ' + why} ({time.time() - t0:.1f}s)",
                   flush=True)
         # strided inputs: q, k, v slices of one packed (b, s, 3, h, d) tensor
         for d, causal in ((128, True), (64, False), (96, True), (256, False)):
@@ -148,13 +165,18 @@ def time_shapes(variants: list[str | None], shapes: list[tuple], dtype: str = "b
                     prep.launch({"q": q.data_ptr(), "k": k.data_ptr(), "v": v.data_ptr(), "out": outs[i].data_ptr()},
                                 torch.cuda.current_stream().cuda_stream)
                 impls[os.path.basename(os.path.dirname(cubin)) if cubin else "hopper"] = f
-            if causal:   # the default cubin on a persistent grid (one CTA per SM), for comparison
-                def g(i):
+            # causal: the default cubin (HOPPER_DEV_PGRID=all: every variant) on a persistent grid (one
+            # CTA per SM), for comparison
+            pg = variants if os.environ.get("HOPPER_DEV_PGRID") == "all" else [None]
+            for cubin in (pg if causal else []):
+                if cubin and os.path.dirname(cubin).endswith(("_d64", "_d128")) and not os.path.dirname(cubin).endswith(f"_d{d}"):
+                    continue
+                def g(i, cubin=cubin):
                     q, k, v = sets[i]
-                    prep = hopper_prepared(q, k, v, causal, False, None, persistent=True)
+                    prep = hopper_prepared(q, k, v, causal, False, cubin, persistent=True)
                     prep.launch({"q": q.data_ptr(), "k": k.data_ptr(), "v": v.data_ptr(), "out": outs[i].data_ptr()},
                                 torch.cuda.current_stream().cuda_stream)
-                impls["hopper_pgrid"] = g
+                impls[(os.path.basename(os.path.dirname(cubin)) if cubin else "hopper") + "_pgrid"] = g
         impls["portable"] = lambda i: mha_fwd(*sets[i], causal=causal)   # hopper.preferred is off in time mode
         for peer in os.environ.get("HOPPER_DEV_PEERS", "cudnn,flash").split(","):
             call = bench._sdpa_call(peer, s)
@@ -199,6 +221,8 @@ def main() -> int:
         for sq in (512, 1024, 2048, 4096, 8192, 16384):
             for causal in (False, True):
                 shapes.append((16384 // sq, h, h, sq, sq, d, causal))
+    if os.environ.get("HOPPER_DEV_SHAPES") == "short":     # issue 11's short rows and a few long ones
+        shapes = SHORT_SHAPES
     if mode == "time-quick":
         shapes = shapes[:5] + [(4, 32, 32, 4096, 4096, 64, False), (4, 16, 16, 4096, 4096, 128, True)]
     if os.environ.get("HOPPER_DEV_D"):          # only the shapes of one head dim

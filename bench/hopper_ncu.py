@@ -28,7 +28,8 @@ def main() -> int:
     s = Shape(b, hq, hk, sq, sk, d, bool(causal), "prefill")
     q, k, v = bench.make_inputs(s, "bf16", 1, seed=7)[0]
     if impl == "hopper":
-        run = lambda: hopper_dev.hopper_fwd(cubin)(q, k, v, causal=bool(causal), return_lse=False)  # noqa: E731
+        cap = int(os.environ.get("HOPPER_NCU_GRID", "0")) or None     # a persistent grid of that many CTAs
+        run = lambda: hopper_dev.hopper_fwd(cubin, cap)(q, k, v, causal=bool(causal), return_lse=False)  # noqa: E731
     else:
         call = bench._sdpa_call(impl, s)
         run = lambda: call(q, k, v)  # noqa: E731

@@ -94,7 +94,9 @@ def test_family_is_registered_ahead_of_portable():
     ((1, 8192, 32, 8, 128), True, "hopper"), ((2, 4096, 64, 8, 128), True, "hopper"),
     ((1, 16384, 16, 16, 128), False, "hopper"), ((32, 512, 16, 16, 128), False, "hopper"),
     ((8, 2048, 32, 32, 64), False, "hopper"), ((1, 16384, 16, 16, 128), True, "hopper"),
-    ((8, 2048, 16, 16, 128), True, "portable"), ((32, 512, 16, 16, 64), False, "portable"),
+    ((8, 2048, 16, 16, 128), True, "hopper"), ((32, 512, 16, 16, 128), True, "hopper"),
+    ((16, 1024, 16, 16, 128), True, "hopper"), ((4, 2048, 32, 8, 128), True, "hopper"),
+    ((1, 256, 16, 16, 128), True, "portable"), ((32, 512, 16, 16, 64), False, "portable"),
     ((4, 4096, 32, 32, 64), True, "hopper"), ((16, 1024, 32, 32, 64), True, "portable"),
     ((1, 1, 32, 8, 128), False, "portable"),
     # d256 / d96 (2026-11-26, branch issue11d-dims): hopper wherever it measured faster than portable
@@ -143,7 +145,7 @@ def test_plan_launch_shape(causal, d):
     m_blocks = -(-1000 // obj["block_m"])
     tiles = m_blocks * 8 * 3
     lo, hi = hopper.CAUSAL_PERSISTENT.get(d, (0, -1))
-    persistent = not causal or lo <= 777 <= hi
+    persistent = not causal or obj.get("dynamic_causal") or lo <= 777 <= hi
     assert pl.grid == ((min(tiles, 132), 1, 1) if persistent else (tiles, 1, 1))
     assert pl.block == (obj["threads"], 1, 1) and obj["threads"] == 128 * (obj["block_m"] // 64 + 1)
     assert pl.shared_mem == obj["shared"] <= 227 * 1024
@@ -308,8 +310,10 @@ def test_build_is_reproducible(tmp_path):
                NWG_D64=str(d64["block_m"] // 64), Q_STAGES=str(d64.get("q_stages", 1)),
                Q_STAGES_D128=str(d128.get("q_stages", 1)), TMA_D64=str(int("tma" in d64)),
                TMA_D128=str(int("tma" in d128)), BN_D128=str(d128["block_n"]),
-               BN176_D128=str(int("fwd_bf16_d128_bn176" in by_name)), REGS_2WG=d128.get("setmaxnreg", "40/232"),
-               BN_D256=str(by_name["fwd_bf16_d256"]["block_n"]), D96_COMPUTE=str(by_name["fwd_bf16_d96"]["compute_dim"]))
+               BN176_D128=str(int("fwd_bf16_d128_bn176" in by_name)),
+               REGS_2WG=by_name.get("fwd_bf16_d128_bn176", d128).get("setmaxnreg", "40/232"),
+               BN_D256=str(by_name["fwd_bf16_d256"]["block_n"]), D96_COMPUTE=str(by_name["fwd_bf16_d96"]["compute_dim"]),
+               DYN_CAUSAL=str(int(bool(d128.get("dynamic_causal")))), L2_SECTION_KB=str(d128.get("l2_section_kb", 0)))
     r = subprocess.run(["bash", str(ROOT / "scripts" / "build" / "hopper.sh")], env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     assert (tmp_path / "hopper_fwd.cubin").read_bytes() == (CO / "hopper_fwd.cubin").read_bytes()
@@ -322,15 +326,54 @@ def test_replace_keeps_problems_hashable():
     assert portable.gate(p, "sm_90a") is None      # portable still runs everything hopper does
 
 
+def _manifest_with(monkeypatch, dynamic: bool):
+    """The shipped manifest with ``dynamic_causal`` set on (``dynamic``) or removed from every TMA kernel
+    with 128-key blocks."""
+    m = json.loads((CO / "hopper_manifest.json").read_text())
+    for o in m["objects"]:
+        o.pop("dynamic_causal", None)
+        if dynamic and "tma" in o and o["block_n"] == 128:
+            o["dynamic_causal"] = True
+    m["by_name"] = {o["name"]: o for o in m["objects"]}
+    monkeypatch.setattr(hopper, "manifest", lambda arch: m)
+    return m
+
+
 @pytest.mark.parametrize("d, sk, persistent", [(64, 512, True), (64, 16384, True), (128, 1024, False),
                                                (128, 2048, True), (128, 4096, True), (128, 8192, False),
                                                (96, 512, True), (96, 16384, True), (256, 2048, False),
                                                (256, 4096, True), (256, 8192, True), (256, 16384, False)])
-def test_causal_grid_follows_the_measurements(d, sk, persistent):
+def test_causal_grid_follows_the_measurements(monkeypatch, d, sk, persistent):
+    """Kernels without the dynamic causal schedule: CAUSAL_PERSISTENT picks the grid."""
+    m = _manifest_with(monkeypatch, dynamic=False)
     (pl,) = hopper.plan(problem(b=2, sq=sk, sk=sk, hq=16, hk=16, d=d, causal=True), "sm_90a", 132, 1)
-    bm = hopper.manifest("sm_90a")["by_name"][hopper.variant_name("bf16", d)]["block_m"]
+    bm = m["by_name"][hopper.variant_name("bf16", d)]["block_m"]
     tiles = -(-sk // bm) * 16 * 2
     assert pl.grid == ((min(tiles, 132), 1, 1) if persistent else (tiles, 1, 1))
+
+
+@pytest.mark.parametrize("sk", [512, 1024, 8192, 16384])
+def test_dynamic_causal_kernels_run_on_a_persistent_grid(monkeypatch, sk):
+    """A ``dynamic_causal`` kernel deals causal tiles out itself: min(tiles, SMs) CTAs at every length,
+    with the TMA workspace (whose zeroed counters the kernel counts in)."""
+    m = _manifest_with(monkeypatch, dynamic=True)
+    (pl,) = hopper.plan(problem(b=2, sq=sk, sk=sk, hq=16, hk=16, d=128, causal=True), "sm_90a", 132, 1)
+    obj = m["by_name"]["fwd_bf16_d128"]
+    tiles = -(-sk // obj["block_m"]) * 16 * 2
+    assert pl.grid == (min(tiles, 132), 1, 1)
+    assert dict(pl.pointer_slots)["workspace"] == hopper.layout()["tmaps"].offset
+    assert pl.workspace_bytes == obj["tma"]["align"] + obj["tma"]["bytes_per_cta"] * pl.grid[0]
+
+
+def test_shipped_d128_kernels_have_the_dynamic_causal_schedule():
+    """The shipped build (2026-11-26): dynamic causal schedule and 16 MiB L2 sections on the 128-key
+    d128 kernels, setmaxnreg 32 / 232 there; the _bn176 ones keep 24 / 240 and the static schedule."""
+    by = hopper.manifest("sm_90a")["by_name"]
+    for dt in hopper.DTYPES:
+        o = by[hopper.variant_name(dt, 128)]
+        assert o.get("dynamic_causal") and o["setmaxnreg"] == "32/232" and o["l2_section_kb"] == 16384
+        w = by.get(hopper.variant_name(dt, 128) + "_bn176")
+        assert w is None or (not w.get("dynamic_causal") and w["setmaxnreg"] == "24/240")
 
 
 # ----------------------------------------------------------------------------- TMA and the 176-key kernels
@@ -344,7 +387,8 @@ def _tma_manifest(monkeypatch, bn176=True):
         o["tma"] = {"bytes_per_cta": 384, "align": 128}
     if bn176:
         for o in [o for o in objs if o["head_dim"] == 128]:
-            objs.append(dict(o, name=o["name"] + "_bn176", kernel=o["kernel"] + "_bn176", block_n=176, q_stages=1))
+            objs.append({k: v for k, v in dict(o, name=o["name"] + "_bn176", kernel=o["kernel"] + "_bn176", block_n=176,
+                                               q_stages=1).items() if k != "dynamic_causal"})
     m["objects"] = objs
     m["by_name"] = {o["name"]: o for o in objs}
     monkeypatch.setattr(hopper, "manifest", lambda arch: m)

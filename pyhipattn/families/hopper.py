@@ -12,7 +12,10 @@ S = Q K^T and O += P V with wgmma, online softmax in registers, P kept in regist
 warpgroups taking turns at the tensor cores), and runs tiles of 128 / 192 query rows of one
 (batch, q head) (key blocks of 128, 64 at d256; d96 computes 96 columns on tiles of two 64-column
 atoms) in a persistent loop: grid = min(tiles, compute_units) CTAs, or one CTA per
-tile for causal problems outside :data:`CAUSAL_PERSISTENT`.
+tile for causal problems outside :data:`CAUSAL_PERSISTENT`.  Kernels marked ``dynamic_causal`` in
+the manifest (d128 since 2026-11-26) take causal tiles from a counter (the two zeroed int32 the
+runtime's workspace keeps below the pointer it binds) on a persistent grid, heaviest first within
+sections of heads whose K / V fit L2 (manifest ``l2_section_kb``).
 
 What it runs: bf16 / fp16; head_dim == head_dim_v in {64, 96, 128, 256}; GQA / MQA (heads_q %
 heads_k == 0); causal (bottom-right aligned, FlashAttention >= 2.1; rows that see no key give
@@ -104,16 +107,19 @@ def check_problem(p: Problem) -> str | None:
 #: d64 from 2048 up (three consumer warpgroups since 2026-11-24: 0.96-1.18x at 2048-16384 over runs 4
 #: and 6, 0.96-1.03x at 512 / 1024), causal d128 from 4096 up (TMA, 2026-11-26: 1.02-1.18x at
 #: 4096-16384 and on the GQA rows; 0.87-0.96x at 512-2048), causal d64 from 2048 up since run 6 (three
-#: warpgroups on the persistent grid: 1.04-1.13x at 2048-16384; 0.91-0.97x at 512 / 1024).  d256 and d96
+#: warpgroups on the persistent grid: 1.04-1.13x at 2048-16384; 0.91-0.97x at 512 / 1024).  Causal d128
+#: from 512 up since the dynamic causal schedule with L2 sections (2026-11-26, branch issue11d-short,
+#: calls 2 / 3: 1.12 / 1.16x at b32 s512, 1.16 / 1.22x at b16 s1024, 1.38 / 1.40x at b8 s2048, 1.18 /
+#: 1.24x at b4 s2048 h32/8; not timed below 512).  d256 and d96
 #: (2026-11-26, branch issue11d-dims, two runs, sq = sk 512-16384, the grid :data:`CAUSAL_PERSISTENT`
 #: picks): d256 non-causal 1.64-1.78x, d256 causal 1.15-1.19x at 512-2048 and 1.46-1.74x at 4096-16384 (the
 #: 1,4096,16/8 GQA row 2.02-2.04x); d96 non-causal 1.21-1.50x, d96 causal 1.04-1.23x at 2048-16384 (the
-#: 4,2048,32/32 row 1.18-1.22x), 1.01-1.05x at 512 and 0.97-0.99x at 1024 (left to portable below 2048).  fp16 runs the same instructions and takes the bf16 rules (not
-#: timed separately).
+#: 4,2048,32/32 row 1.18-1.22x), 1.01-1.05x at 512 and 0.97-0.99x at 1024 (left to portable below 2048).
+#: fp16 runs the same instructions and takes the bf16 rules (not timed separately).
 PREFERRED: dict[tuple[int, bool], tuple[int, int]] = {
     (128, False): (512, 1 << 30),
     (64, False): (2048, 1 << 30),
-    (128, True): (4096, 1 << 30),
+    (128, True): (512, 1 << 30),
     (64, True): (2048, 1 << 30),
     (256, False): (512, 1 << 30),
     (256, True): (512, 1 << 30),
@@ -129,7 +135,8 @@ PREFERRED: dict[tuple[int, bool], tuple[int, int]] = {
 #: 8192 at d128 was 0.96-1.05x.  d96 (2026-11-26, two runs): persistent / per tile 0.96-1.09x, no
 #: consistent side (1.00-1.04x averaged over the two runs at 2048-16384 and the 4,2048,32/32 row), so
 #: persistent as at d64; d256: 1.03-1.10x at 4096-8192 (the 1,4096,16/8 row 1.00-1.04x), 0.86-1.00x at
-#: 512-2048, 0.93 and 1.09x at 16384 (left per tile).
+#: 512-2048, 0.93 and 1.09x at 16384 (left per tile).  Kernels with the dynamic causal schedule (manifest
+#: ``dynamic_causal``, the d128 ones since 2026-11-26) always get the persistent grid: this table is for the others.
 CAUSAL_PERSISTENT: dict[int, tuple[int, int]] = {
     64: (0, 1 << 30),
     96: (0, 1 << 30),
@@ -232,8 +239,10 @@ def plan(problem: Problem, arch: str, compute_units: int, num_splits: int) -> li
     # where CAUSAL_PERSISTENT says so, a persistent grid that deals the heavy-first tiles out in a
     # snake; elsewhere one CTA per tile, heavy tiles first, and the hardware hands each free SM the
     # next one.
+    # A kernel with the dynamic causal schedule (manifest ``dynamic_causal``) deals causal tiles out
+    # itself (a tile counter in the workspace's zeroed counters below ``tmaps``): a persistent grid.
     lo, hi = CAUSAL_PERSISTENT.get(p.head_dim, (0, -1))
-    persistent = not p.causal or lo <= p.seqlen_k <= hi
+    persistent = not p.causal or bool(obj.get("dynamic_causal")) or lo <= p.seqlen_k <= hi
     grid = (min(tiles, max(1, compute_units)) if persistent else tiles, 1, 1)
     lay = layout()
     values = dict.fromkeys(lay.names, 0)

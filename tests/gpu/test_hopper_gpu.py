@@ -121,3 +121,38 @@ def test_hopper_causal_on_a_persistent_grid(case, grid_cap):
     """Causal tiles on a persistent grid (the snake order over the CTAs), whatever grid the plan picks."""
     why = sweep.check_case(case, mha_fwd=hopper_mha_fwd(grid_cap))
     assert why is None, why
+
+
+def _dynamic_causal(dtype: str, d: int) -> bool:
+    m = hopper.manifest("sm_90a")
+    obj = m["by_name"].get(hopper.variant_name(dtype, d)) if m else None
+    return bool(obj and obj.get("dynamic_causal"))
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _sm90(), reason="the hopper kernels need an sm_90a GPU (H100 / H200)")
+@pytest.mark.parametrize("dtype", ["bf16", "fp16"])
+@pytest.mark.parametrize("sq, sk", [(1000, 1000), (700, 300), (300, 900)])
+def test_hopper_dynamic_causal_schedule_back_to_back(dtype, sq, sk):
+    """The dynamic causal schedule (manifest ``dynamic_causal``): CTAs take tiles from a counter below
+    the workspace's ``tmaps`` that the last CTA resets.  Launches back to back on one stream with
+    different grids (1, 3, 5, 132 CTAs and the plan's) each give the reference; a counter left
+    non-zero would skip tiles of the next launch and leave NaN rows.  GQA 4:1, LSE, rows with no
+    visible key (sq > sk), ragged tails."""
+    if not _dynamic_causal(dtype, 128):
+        pytest.skip("the shipped d128 kernel has no dynamic causal schedule")
+    torch.manual_seed(11)
+    dt = torch.bfloat16 if dtype == "bf16" else torch.float16
+    q = torch.randn(2, sq, 8, 128, device="cuda", dtype=dt)
+    k = torch.randn(2, sk, 2, 128, device="cuda", dtype=dt)
+    v = torch.randn(2, sk, 2, 128, device="cuda", dtype=dt)
+    ref, ref_lse = attention_ref(q, k, v, causal=True)
+    ref_lse = torch.as_tensor(ref_lse, device=q.device)
+    for cap in (5, None, 1, 132, 3):
+        out = torch.full_like(q, float("nan"))
+        _, lse = hopper_mha_fwd(cap)(q, k, v, out=out, causal=True)
+        torch.cuda.synchronize()
+        assert rel_error(out, ref) <= sweep.ABS_TOL[dtype], f"grid cap {cap}"
+        seen = torch.isfinite(ref_lse)
+        assert torch.equal(torch.isfinite(lse), seen), f"grid cap {cap}: -inf LSE rows differ"
+        assert torch.allclose(lse[seen].double(), ref_lse[seen].double(), rtol=1e-3, atol=2e-3), f"grid cap {cap}"

@@ -17,7 +17,11 @@
 // threads per CTA ((consumer warpgroups + 1) * 128) are each kernel's, in the manifest.
 //   causal == 0: m_block fastest, then h, then b
 //   causal == 1: the row blocks that see the most keys first (m_block = m_blocks - 1 - t /
-//                (heads_q * batch)), then h, then b
+//                (heads_q * batch)), then h, then b; kernels built with L2 sections (manifest
+//                l2_section_kb) do this within sections of (h, b) pairs whose K + V fit that many KiB
+//                when their tiles are dealt dynamically (manifest dynamic_causal: CTA i takes tile i, then
+//                gridDim.x + atomicAdd on the int32 at tmaps - 4, the int32 at tmaps - 8 counting CTAs that
+//                are done; the last one resets both to 0) or one CTA per tile
 // Causal masks are bottom-right aligned (FlashAttention >= 2.1): query i sees keys
 // j <= i + seqlen_k - seqlen_q.  Rows that see no key get out 0 and lse -inf.
 struct hopper_fwd_args {
@@ -47,7 +51,8 @@ struct hopper_fwd_args {
     float scale_log2;       // softmax_scale * log2(e)
     int32_t batch;
     uint64_t tmaps;         // kernels with TMA (manifest "tma"): scratch of 128 + 384 * gridDim.x bytes, where
-                            // each CTA writes its Q / K / V tensor maps; 0 for the others
+                            // each CTA writes its Q / K / V tensor maps; 0 for the others.  dynamic_causal
+                            // kernels also count in the two int32 below it (zero on entry, left zero)
 };
 
 // pyhipattn:end

@@ -27,6 +27,9 @@
 //             others' GEMMs.
 //   epilogue: O / l stored straight from the accumulators (4-byte stores), LSE (natural log)
 //             when asked; the producer already loads the next tile meanwhile.
+//   causal tiles (HOPPER_DYN_CAUSAL, TMA kernels): dealt out dynamically from a tile counter, in
+//             sections of heads whose K / V fit L2 (HOPPER_L2_SECTION_KB), heaviest first within
+//             each; see fwd_body.
 //
 // Kernel arguments: hopper_fwd_args (hopper_args.h), by value.  Requirements the planner
 // checks or documents: head_dim == head_dim_v == D of the kernel, strides multiples of 8
@@ -63,6 +66,14 @@
 #endif
 #ifndef HOPPER_TMA_STRIDE_SHIFT
 #define HOPPER_TMA_STRIDE_SHIFT 0
+#endif
+// causal tile order: sections of (batch, head) pairs whose K + V fit this many KiB (0: one section)
+#ifndef HOPPER_L2_SECTION_KB
+#define HOPPER_L2_SECTION_KB 16384
+#endif
+// 1: TMA kernels deal causal tiles out dynamically (an atomic tile counter; see fwd_body)
+#ifndef HOPPER_DYN_CAUSAL
+#define HOPPER_DYN_CAUSAL 1
 #endif
 #ifndef HOPPER_BN_D128
 #define HOPPER_BN_D128 128
@@ -304,10 +315,16 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     constexpr int DC = D == 96 ? HOPPER_D96_COMPUTE : D;
     static_assert(DC % 16 == 0 && D <= DC && DC <= DS, "compute width");
     constexpr int Q_BYTES = BM * DS * 2;
+    // the dynamic causal schedule: TMA kernels with 128-key blocks (the _bn176 ones are for non-causal
+    // problems); its producer needs 32 registers, so those kernels split 32 / 232 with two consumer
+    // warpgroups (the others HOPPER_REGS_*_2WG)
+    constexpr bool DYN = TMA && HOPPER_DYN_CAUSAL && BN != 176 && D == 128;   // d96 / d256: not yet timed with it
+    constexpr int REGS_P2 = DYN ? 32 : HOPPER_REGS_PRODUCER_2WG, REGS_C2 = DYN ? 232 : HOPPER_REGS_CONSUMER_2WG;
+    static_assert(128 * (168 - REGS_P2) >= 256 * (REGS_C2 - 168), "setmaxnreg: unbalanced split");
     constexpr int KV_BYTES = BN * DS * 2;
     // mbarriers, then (TMA) three tensor maps at bars + 256
     constexpr uint32_t TAIL = TMA ? 256 + 3 * 128 : 8 * (2 * QS + 4 * STAGES);
-    static_assert(8 * (2 * QS + 4 * STAGES) <= 256, "mbarriers overlap the tensor maps");
+    static_assert(8 * (2 * QS + 4 * STAGES) <= 208, "mbarriers overlap the tile slots / tensor maps");
     extern __shared__ __align__(1024) uint8_t smem_raw[];
     const uint32_t raw = smem_u32(smem_raw);
     {
@@ -324,6 +341,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     const uint32_t maps = bars + 256;                 // TMA only: Q, K, V tensor maps (128 bytes each)
     auto q_full = [&](int s) { return bars + 8 * s; };
     auto q_empty = [&](int s) { return bars + 8 * (QS + s); };
+    auto tile_slot = [&](int s) { return bars + 208 + 4 * s; };   // dynamic schedule: Q slot s's tile
     auto k_full = [&](int s) { return bars + 8 * (2 * QS + s); };
     auto k_empty = [&](int s) { return bars + 8 * (2 * QS + STAGES + s); };
     auto v_full = [&](int s) { return bars + 8 * (2 * QS + 2 * STAGES + s); };
@@ -338,10 +356,34 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     // Tile t -> (m_block, h, b).  Causal: the row blocks that see the most keys first (t / per_m
     // counts down from the last block); otherwise m_block fastest, so the CTAs running at once
     // share one head's K / V in L2.
+    // HOPPER_L2_SECTION_KB > 0: causal tiles go in sections of hs (batch, q head) pairs whose K and V
+    // fit that many KiB (L2), heavy-first within each section, so the CTAs running together read
+    // the same heads' K / V (without sections, heavy-first over all heads: when there are more
+    // (batch, head) pairs than SMs, no two running tiles share K / V and L2 cannot keep them).
+    // Dynamic causal schedule (HOPPER_DYN_CAUSAL, TMA kernels): CTA i runs tile i first, then the
+    // producer thread takes G + atomicAdd(counter, 1) while that is below num_tiles, so a CTA that
+    // finishes early takes the next heaviest tile; it passes each tile index to the consumers in the
+    // Q slot's word (tile_slot), -1 at the end.  The counter and an exit count are the two int32 just
+    // below ``tmaps`` (the runtime's workspace keeps zeroed counters there, which kernels leave at 0):
+    // the last CTA to finish resets both, so the next launch on the stream starts from 0.
+    const bool dyn = DYN && a.causal;
+    // hs: (batch, head) pairs per section (per_m: one section, heavy-first over every head).
+    // Sections only where tiles are dealt dynamically (this schedule, or one CTA per tile): the
+    // snake of a static persistent grid balances only over one heavy-first run (measured: d64 16k
+    // causal on the snake with 4-head sections 0.65x of no sections, 2026-11-26)
+    int hs = per_m;
+    if (HOPPER_L2_SECTION_KB > 0 && a.causal && (dyn || (int)gridDim.x >= num_tiles)) {
+        const int64_t kv = (int64_t)sk * D * 4 / 1024 / a.group + 1;   // KiB of K + V (2 bytes each) per q head
+        hs = (int)max((int64_t)1, min((int64_t)per_m, (int64_t)HOPPER_L2_SECTION_KB / kv));
+    }
     auto decode = [&](int t, int& m_block, int& h, int& b) {
         if (a.causal) {
-            m_block = a.m_blocks - 1 - t / per_m;
-            const int r = t % per_m;
+            const int sec_tiles = hs * a.m_blocks;
+            const int sec = t / sec_tiles;
+            const int w = t - sec * sec_tiles;
+            const int nh = min(hs, per_m - sec * hs);                 // the last section may be smaller
+            m_block = a.m_blocks - 1 - w / nh;
+            const int r = sec * hs + w % nh;
             h = r % a.heads_q;
             b = r / a.heads_q;
         } else {
@@ -389,7 +431,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         // ---------------- producer: Q of each tile, then its K / V blocks, last block first
         // registers (of 65536): 128 * 40 + 256 * 232 (NWG 2), 128 * 32 + 384 * 160 (NWG 3); what the
         // producer gives back is all the consumers may take (168 / 128 each at launch)
-        if constexpr (NWG == 2) asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(HOPPER_REGS_PRODUCER_2WG) : "memory");
+        if constexpr (NWG == 2) asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(REGS_P2) : "memory");
         else asm volatile("setmaxnreg.dec.sync.aligned.u32 32;\n" ::: "memory");
         int stage = 0, qs = 0;
         uint32_t phase = 0, q_phase = 0;
@@ -431,16 +473,39 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         };
         using QRows = std::integral_constant<int, BM>;
         using KVRows = std::integral_constant<int, BN>;
+        int* counter = reinterpret_cast<int*>(a.tmaps) - 1;           // dynamic schedule only
         for (int r = 0;; ++r) {
-            const int t = tile_of(r);
-            if (t >= num_tiles) break;
+            int t = dyn ? (r == 0 ? (int)blockIdx.x : (int)gridDim.x + atomicAdd(counter, 1)) : tile_of(r);
+            if (dyn) {
+                // every tile index (and -1 at the end) goes to the consumers through the Q slot
+                if (t >= num_tiles) t = -1;
+                mbar_wait(q_empty(qs), q_phase ^ 1);
+                asm volatile("st.shared.u32 [%0], %1;" ::"r"(tile_slot(qs)), "r"(t) : "memory");
+                if (t < 0) {
+                    mbar_arrive(q_full(qs));
+                    __threadfence();
+                    if (atomicAdd(counter - 1, 1) == (int)gridDim.x - 1) {   // the last CTA: reset both
+                        atomicExch(counter, 0);
+                        atomicExch(counter - 1, 0);
+                    }
+                    break;
+                }
+            } else if (t >= num_tiles) {
+                break;
+            }
             int m_block, h, b, n_max, n_unmasked;
             decode(t, m_block, h, b);
             key_blocks(m_block * BM, n_max, n_unmasked);
-            if (n_max <= 0) continue;
+            if (n_max <= 0) {
+                if (dyn) {   // nothing to load: release the slot's consumers at once
+                    mbar_arrive(q_full(qs));
+                    if (++qs == QS) { qs = 0; q_phase ^= 1; }
+                }
+                continue;
+            }
             const int hk = h / a.group;
             // Q slot qs (QS == 2: the next tile's Q loads while this tile's last blocks run)
-            mbar_wait(q_empty(qs), q_phase ^ 1);
+            if (!dyn) mbar_wait(q_empty(qs), q_phase ^ 1);
             load(QRows{}, sQ + qs * Q_BYTES, q_full(qs), map_q, a.q, a.q_batch_stride, a.q_head_stride, a.q_seq_stride,
                  m_block * BM, sq, h, b);
             if (++qs == QS) { qs = 0; q_phase ^= 1; }
@@ -458,7 +523,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     }
 
     // ---------------- consumers
-    if constexpr (NWG == 2) asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(HOPPER_REGS_CONSUMER_2WG) : "memory");
+    if constexpr (NWG == 2) asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(REGS_C2) : "memory");
     else asm volatile("setmaxnreg.inc.sync.aligned.u32 160;\n" ::: "memory");
     const int wg = warpgroup - 1;
     const int warp = tid / 32, lane = tid % 32;
@@ -481,19 +546,34 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     int kst = 0, qs = 0;
     uint32_t kph = 0, q_phase = 0;
 
-    for (int r = 0;; ++r) {
-        const int t = tile_of(r);
-        if (t >= num_tiles) break;
-        int m_block, h, b, n_max, n_unmasked;
-        decode(t, m_block, h, b);
-        const int m0 = m_block * BM;
-        key_blocks(m0, n_max, n_unmasked);
-        const int row0 = m0 + wg * WG_ROWS + row_local, row1 = row0 + 8;
-        float* lse_ptr = a.lse ? reinterpret_cast<float*>(a.lse) + ((int64_t)b * a.heads_q + h) * sq : nullptr;
-        uint16_t* out = reinterpret_cast<uint16_t*>(a.out) + b * a.o_batch_stride + h * a.o_head_stride;
-
-        if (n_max <= 0) {
+    // The CTA's tiles in order (tile_of), skipping those no row of which sees a key (their out 0
+    // and lse -inf are written on the way); -1 when the CTA has no more tiles.
+    int r_next = 0;
+    auto next_tile = [&]() -> int {
+        for (;;) {
+            int t = 0;
+            if (dyn) {   // the producer's pick, in the Q slot
+                mbar_wait(q_full(qs), q_phase);
+                // lane 0 reads it and passes it on: the slot's reads then all come before that lane's
+                // q_empty arrival, after which the producer may rewrite it
+                if (lane == 0) asm volatile("ld.shared.u32 %0, [%1];" : "=r"(t) : "r"(tile_slot(qs)) : "memory");
+                t = __shfl_sync(0xffffffffu, t, 0);
+                if (t < 0) return -1;
+            } else {
+                t = tile_of(r_next++);
+                if (t >= num_tiles) return -1;
+            }
+            int m_block, h, b, n_max, n_unmasked;
+            decode(t, m_block, h, b);
+            const int m0 = m_block * BM;
+            key_blocks(m0, n_max, n_unmasked);
+            if (n_max > 0) return t;
+            if (dyn) {   // hand the slot back
+                if (lane == 0) mbar_arrive(q_empty(qs));
+                if (++qs == QS) { qs = 0; q_phase ^= 1; }
+            }
             // no key is visible to any row of this block: out 0, lse -inf
+            uint16_t* out = reinterpret_cast<uint16_t*>(a.out) + b * a.o_batch_stride + h * a.o_head_stride;
             constexpr int CPR = D / 8, RPP = 128 / CPR;
             if constexpr (128 % CPR == 0) {
                 for (int r = tid / CPR; r < WG_ROWS; r += RPP) {
@@ -508,105 +588,126 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                         *reinterpret_cast<uint4*>(out + (int64_t)g * a.o_seq_stride + (i % CPR) * 8) = make_uint4(0, 0, 0, 0);
                 }
             }
-            if (lse_ptr && lane % 4 == 0) {
-                if (row0 < sq) lse_ptr[row0] = NEG_INF;
-                if (row1 < sq) lse_ptr[row1] = NEG_INF;
+            const int e0 = m0 + wg * WG_ROWS + row_local, e1 = e0 + 8;
+            if (a.lse && lane % 4 == 0) {
+                float* lp = reinterpret_cast<float*>(a.lse) + ((int64_t)b * a.heads_q + h) * sq;
+                if (e0 < sq) lp[e0] = NEG_INF;
+                if (e1 < sq) lp[e1] = NEG_INF;
             }
-            continue;
         }
+    };
 
-        const uint32_t q_rows = sQ + qs * Q_BYTES + wg * WG_ROWS * 128;
-#pragma unroll
-        for (int i = 0; i < DC / 2; ++i) o[i] = 0.f;
-        float mx0 = NEG_INF, mx1 = NEG_INF, l0 = 0.f, l1 = 0.f;
+    int t = next_tile();
+    if (t < 0) return;
+    int row0 = 0, row1 = 0;
+    float mx0 = NEG_INF, mx1 = NEG_INF, l0 = 0.f, l1 = 0.f;
+    auto q_rows = [&]() { return sQ + qs * Q_BYTES + wg * WG_ROWS * 128; };
 
-        auto issue_qk = [&](uint32_t k_tile) {
-            wgmma_fence();
+    auto issue_qk = [&](uint32_t k_tile) {
+        const uint32_t qr = q_rows();
+        wgmma_fence();
 #pragma unroll
-            for (int kk = 0; kk < DC / 16; ++kk) {
-                const uint32_t off = (kk % 4) * 32;     // 16 elements = 32 bytes along K
-                const uint64_t da = desc_k_major(q_rows + (kk / 4) * (BM * 128) + off);
-                const uint64_t db = desc_k_major(k_tile + (kk / 4) * (BN * 128) + off);
-                wgmma_ss<E::bf16, BN>(s, da, db, kk > 0 ? 1 : 0);
+        for (int kk = 0; kk < DC / 16; ++kk) {
+            const uint32_t off = (kk % 4) * 32;     // 16 elements = 32 bytes along K
+            const uint64_t da = desc_k_major(qr + (kk / 4) * (BM * 128) + off);
+            const uint64_t db = desc_k_major(k_tile + (kk / 4) * (BN * 128) + off);
+            wgmma_ss<E::bf16, BN>(s, da, db, kk > 0 ? 1 : 0);
+        }
+        wgmma_commit();
+    };
+    auto issue_pv = [&](uint32_t v_tile) {
+        wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < BN / 16; ++kk) {
+            const uint32_t frag[4] = {p[4 * kk], p[4 * kk + 1], p[4 * kk + 2], p[4 * kk + 3]};
+            wgmma_rs<E::bf16, DC>(o, frag, desc_n_major(v_tile + kk * 16 * 128, BN * 128));
+        }
+        wgmma_commit();
+    };
+    // online softmax of s (raw scores) for key block n; the rescale factors of O
+    auto softmax = [&](int n, bool masked, float& alpha0, float& alpha1) {
+        if (masked) {
+            int lim0 = sk, lim1 = sk;
+            if (a.causal) {
+                lim0 = min(sk, row0 + sk - sq + 1);
+                lim1 = min(sk, row1 + sk - sq + 1);
             }
-            wgmma_commit();
-        };
-        auto issue_pv = [&](uint32_t v_tile) {
-            wgmma_fence();
-#pragma unroll
-            for (int kk = 0; kk < BN / 16; ++kk) {
-                const uint32_t frag[4] = {p[4 * kk], p[4 * kk + 1], p[4 * kk + 2], p[4 * kk + 3]};
-                wgmma_rs<E::bf16, DC>(o, frag, desc_n_major(v_tile + kk * 16 * 128, BN * 128));
-            }
-            wgmma_commit();
-        };
-        // online softmax of s (raw scores) for key block n; the rescale factors of O
-        auto softmax = [&](int n, bool masked, float& alpha0, float& alpha1) {
-            if (masked) {
-                int lim0 = sk, lim1 = sk;
-                if (a.causal) {
-                    lim0 = min(sk, row0 + sk - sq + 1);
-                    lim1 = min(sk, row1 + sk - sq + 1);
-                }
-                const int c0 = n * BN + 2 * (lane % 4);
-#pragma unroll
-                for (int i = 0; i < BN / 8; ++i) {
-#pragma unroll
-                    for (int e = 0; e < 2; ++e) {
-                        const int col = c0 + 8 * i + e;
-                        if (col >= lim0) s[4 * i + e] = NEG_INF;
-                        if (col >= lim1) s[4 * i + 2 + e] = NEG_INF;
-                    }
-                }
-            }
-            float b0 = mx0, b1 = mx1;
+            const int c0 = n * BN + 2 * (lane % 4);
 #pragma unroll
             for (int i = 0; i < BN / 8; ++i) {
-                b0 = fmaxf(b0, fmaxf(s[4 * i], s[4 * i + 1]));
-                b1 = fmaxf(b1, fmaxf(s[4 * i + 2], s[4 * i + 3]));
-            }
-            b0 = fmaxf(b0, __shfl_xor_sync(0xffffffffu, b0, 1));
-            b0 = fmaxf(b0, __shfl_xor_sync(0xffffffffu, b0, 2));
-            b1 = fmaxf(b1, __shfl_xor_sync(0xffffffffu, b1, 1));
-            b1 = fmaxf(b1, __shfl_xor_sync(0xffffffffu, b1, 2));
-            const float ms0 = b0 == NEG_INF ? 0.f : b0 * sl2;
-            const float ms1 = b1 == NEG_INF ? 0.f : b1 * sl2;
-            alpha0 = ex2(mx0 * sl2 - ms0);
-            alpha1 = ex2(mx1 * sl2 - ms1);
-            mx0 = b0;
-            mx1 = b1;
-            float t0 = 0.f, t1 = 0.f;
 #pragma unroll
-            for (int i = 0; i < BN / 8; ++i) {
-                s[4 * i] = ex2(fmaf(s[4 * i], sl2, -ms0));
-                s[4 * i + 1] = ex2(fmaf(s[4 * i + 1], sl2, -ms0));
-                s[4 * i + 2] = ex2(fmaf(s[4 * i + 2], sl2, -ms1));
-                s[4 * i + 3] = ex2(fmaf(s[4 * i + 3], sl2, -ms1));
-                t0 += s[4 * i] + s[4 * i + 1];
-                t1 += s[4 * i + 2] + s[4 * i + 3];
+                for (int e = 0; e < 2; ++e) {
+                    const int col = c0 + 8 * i + e;
+                    if (col >= lim0) s[4 * i + e] = NEG_INF;
+                    if (col >= lim1) s[4 * i + 2 + e] = NEG_INF;
+                }
             }
-            l0 = l0 * alpha0 + t0;
-            l1 = l1 * alpha1 + t1;
-        };
-        auto convert_p = [&]() {
+        }
+        float b0 = mx0, b1 = mx1;
 #pragma unroll
-            for (int i = 0; i < BN / 4; ++i) p[i] = E::pack(s[2 * i], s[2 * i + 1]);
-        };
-        auto rescale_o = [&](float alpha0, float alpha1) {
+        for (int i = 0; i < BN / 8; ++i) {
+            b0 = fmaxf(b0, fmaxf(s[4 * i], s[4 * i + 1]));
+            b1 = fmaxf(b1, fmaxf(s[4 * i + 2], s[4 * i + 3]));
+        }
+        b0 = fmaxf(b0, __shfl_xor_sync(0xffffffffu, b0, 1));
+        b0 = fmaxf(b0, __shfl_xor_sync(0xffffffffu, b0, 2));
+        b1 = fmaxf(b1, __shfl_xor_sync(0xffffffffu, b1, 1));
+        b1 = fmaxf(b1, __shfl_xor_sync(0xffffffffu, b1, 2));
+        const float ms0 = b0 == NEG_INF ? 0.f : b0 * sl2;
+        const float ms1 = b1 == NEG_INF ? 0.f : b1 * sl2;
+        alpha0 = ex2(mx0 * sl2 - ms0);
+        alpha1 = ex2(mx1 * sl2 - ms1);
+        mx0 = b0;
+        mx1 = b1;
+        float t0 = 0.f, t1 = 0.f;
 #pragma unroll
-            for (int i = 0; i < DC / 8; ++i) {
-                o[4 * i] *= alpha0; o[4 * i + 1] *= alpha0;
-                o[4 * i + 2] *= alpha1; o[4 * i + 3] *= alpha1;
-            }
-        };
-
+        for (int i = 0; i < BN / 8; ++i) {
+            s[4 * i] = ex2(fmaf(s[4 * i], sl2, -ms0));
+            s[4 * i + 1] = ex2(fmaf(s[4 * i + 1], sl2, -ms0));
+            s[4 * i + 2] = ex2(fmaf(s[4 * i + 2], sl2, -ms1));
+            s[4 * i + 3] = ex2(fmaf(s[4 * i + 3], sl2, -ms1));
+            t0 += s[4 * i] + s[4 * i + 1];
+            t1 += s[4 * i + 2] + s[4 * i + 3];
+        }
+        l0 = l0 * alpha0 + t0;
+        l1 = l1 * alpha1 + t1;
+    };
+    auto convert_p = [&]() {
+#pragma unroll
+        for (int i = 0; i < BN / 4; ++i) p[i] = E::pack(s[2 * i], s[2 * i + 1]);
+    };
+    auto rescale_o = [&](float alpha0, float alpha1) {
+#pragma unroll
+        for (int i = 0; i < DC / 8; ++i) {
+            o[4 * i] *= alpha0; o[4 * i + 1] *= alpha0;
+            o[4 * i + 2] *= alpha1; o[4 * i + 3] *= alpha1;
+        }
+    };
+    // the first QK^T of the current tile (Q slot qs, K stage kst), in this warpgroup's turn
+    auto first_qk = [&]() {
         mbar_wait(q_full(qs), q_phase);
-        int n = n_max - 1;
         mbar_wait(k_full(kst), kph);
         if constexpr (!TMA) fence_proxy_async();
         sched_sync();
         issue_qk(sK + kst * KV_BYTES);
         sched_arrive();
+    };
+
+    first_qk();
+    for (;;) {
+        int n_max, n_unmasked;
+        {
+            int m_block, h, b;
+            decode(t, m_block, h, b);
+            key_blocks(m_block * BM, n_max, n_unmasked);
+            row0 = m_block * BM + wg * WG_ROWS + row_local;
+            row1 = row0 + 8;
+        }
+#pragma unroll
+        for (int i = 0; i < DC / 2; ++i) o[i] = 0.f;
+        mx0 = NEG_INF; mx1 = NEG_INF; l0 = 0.f; l1 = 0.f;
+
+        int n = n_max - 1;
         wgmma_wait<0>();
         reg_fence(s);
         if (lane == 0) mbar_arrive(k_empty(kst));
@@ -661,10 +762,14 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         l1 += __shfl_xor_sync(0xffffffffu, l1, 2);
         const float inv0 = l0 > 0.f ? 1.f / l0 : 0.f;
         const float inv1 = l1 > 0.f ? 1.f / l1 : 0.f;
-        if (lse_ptr && lane % 4 == 0) {
+        int cm, ch, cb;
+        decode(t, cm, ch, cb);
+        if (a.lse && lane % 4 == 0) {
+            float* lse_ptr = reinterpret_cast<float*>(a.lse) + ((int64_t)cb * a.heads_q + ch) * sq;
             if (row0 < sq) lse_ptr[row0] = l0 > 0.f ? (mx0 * sl2 + __log2f(l0)) * LN2 : NEG_INF;
             if (row1 < sq) lse_ptr[row1] = l1 > 0.f ? (mx1 * sl2 + __log2f(l1)) * LN2 : NEG_INF;
         }
+        uint16_t* out = reinterpret_cast<uint16_t*>(a.out) + cb * a.o_batch_stride + ch * a.o_head_stride;
         uint16_t* o0 = out + (int64_t)row0 * a.o_seq_stride + 2 * (lane % 4);
         uint16_t* o1 = o0 + 8 * a.o_seq_stride;
 #pragma unroll
@@ -672,6 +777,9 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             if (row0 < sq) *reinterpret_cast<uint32_t*>(o0 + 8 * i) = E::pack(o[4 * i] * inv0, o[4 * i + 1] * inv0);
             if (row1 < sq) *reinterpret_cast<uint32_t*>(o1 + 8 * i) = E::pack(o[4 * i + 2] * inv1, o[4 * i + 3] * inv1);
         }
+        t = next_tile();
+        if (t < 0) break;
+        first_qk();
     }
 }
 

@@ -6,7 +6,10 @@ KEY=VALUE (defaults: the build's before TMA): ``tma_d64`` / ``tma_d128`` (0 / 1:
 TMA, the kernel needs the ``tmaps`` scratch), ``bn_d128`` (key block), ``q_stages_d128`` (Q buffers of
 the d128 kernels; default <Q buffers>), ``regs_2wg`` (setmaxnreg producer/consumer with two consumer
 warpgroups, e.g. ``40/232``), ``bn_d256`` (key block of the d256 kernels, default 64), ``d96_compute`` (the
-width the d96 kernels' GEMMs compute: 96, or 128 over zero-filled columns; default 96).
+width the d96 kernels' GEMMs compute: 96, or 128 over zero-filled columns; default 96), ``dyn_causal`` (0 / 1:
+the d128 TMA kernels with 128-key blocks deal causal tiles out dynamically, with a tile counter just below
+``tmaps``, and split setmaxnreg 32 / 232), ``l2_section_kb`` (causal tile order in sections of heads whose
+K + V fit that many KiB; 0: none).
 The d96 and d256 kernels always load with TMA and run two consumer warpgroups and 2 stages; d96 keeps two
 Q buffers and 128-key blocks, d256 one Q buffer.
 
@@ -59,13 +62,16 @@ TMAP_ALIGN = 128
 
 def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_stages: str, *opts: str) -> None:
     kv = dict(o.split("=", 1) for o in opts)
-    unknown = set(kv) - {"tma_d64", "tma_d128", "bn_d128", "q_stages_d128", "regs_2wg", "bn_d256", "d96_compute"}
+    unknown = set(kv) - {"tma_d64", "tma_d128", "bn_d128", "q_stages_d128", "regs_2wg", "bn_d256", "d96_compute",
+                         "dyn_causal", "l2_section_kb"}
     if unknown:
         raise SystemExit(f"make_manifest: unknown option(s) {sorted(unknown)}")
     qs = {64: int(q_stages), 96: 2, 128: int(kv.get("q_stages_d128", q_stages)), 256: 1}
     block_n = {64: 128, 96: 128, 128: int(kv.get("bn_d128", 128)), 256: int(kv.get("bn_d256", 64))}
     tma = {64: kv.get("tma_d64", "0") == "1", 96: True, 128: kv.get("tma_d128", "0") == "1", 256: True}
     regs = kv.get("regs_2wg", "40/232")
+    dyn_causal = kv.get("dyn_causal", "0") == "1"
+    l2_section_kb = int(kv.get("l2_section_kb", "0"))
     stages = {64: int(stages64), 96: 2, 128: int(stages128), 256: 2}
     nwg = {64: int(nwg64), 96: 2, 128: 2, 256: 2}
     compute = {96: int(kv.get("d96_compute", 96))}
@@ -109,10 +115,16 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
         })
         if d in compute:
             objects[-1]["compute_dim"] = compute[d]
+        # hopper_fwd.cu's DYN: the d128 TMA kernels with 128-key blocks (d96 / d256 not yet timed with it)
+        dyn = uses_tma and dyn_causal and bn != BN176["block_n"] and d == 128
         if uses_tma:
             objects[-1]["tma"] = {"bytes_per_cta": TMAP_BYTES_PER_CTA, "align": TMAP_ALIGN}
-        if nwg[d] == 2 and regs != "40/232":
-            objects[-1]["setmaxnreg"] = regs
+        if dyn:
+            objects[-1]["dynamic_causal"] = True
+        if l2_section_kb:
+            objects[-1]["l2_section_kb"] = l2_section_kb
+        if nwg[d] == 2 and (dyn or regs != "40/232"):
+            objects[-1]["setmaxnreg"] = "32/232" if dyn else regs
     if problems:
         raise SystemExit("make_manifest: " + "; ".join(problems))
     manifest = {"family": "hopper", "arch": arch, "header": HEADER, "source": "kernels/src/hopper/hopper_fwd.cu",
