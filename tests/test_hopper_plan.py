@@ -313,7 +313,8 @@ def test_build_is_reproducible(tmp_path):
                BN176_D128=str(int("fwd_bf16_d128_bn176" in by_name)),
                REGS_2WG=by_name.get("fwd_bf16_d128_bn176", d128).get("setmaxnreg", "40/232"),
                BN_D256=str(by_name["fwd_bf16_d256"]["block_n"]), D96_COMPUTE=str(by_name["fwd_bf16_d96"]["compute_dim"]),
-               DYN_CAUSAL=str(int(bool(d128.get("dynamic_causal")))), L2_SECTION_KB=str(d128.get("l2_section_kb", 0)))
+               DYN_CAUSAL=str(int(bool(d128.get("dynamic_causal")))), L2_SECTION_KB=str(d128.get("l2_section_kb", 0)),
+               DYN_D96=str(int(bool(by_name["fwd_bf16_d96"].get("dynamic_causal")))))
     r = subprocess.run(["bash", str(ROOT / "scripts" / "build" / "hopper.sh")], env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     assert (tmp_path / "hopper_fwd.cubin").read_bytes() == (CO / "hopper_fwd.cubin").read_bytes()

@@ -72,6 +72,11 @@
 #define HOPPER_L2_SECTION_KB 16384
 #endif
 // 1: TMA kernels deal causal tiles out dynamically (an atomic tile counter; see fwd_body)
+// 1: the dynamic causal schedule on the d96 kernels too (0: d128 only; d96 was tuned without it; d256 would
+// spill 8 bytes with its 32 / 232 register split)
+#ifndef HOPPER_DYN_D96
+#define HOPPER_DYN_D96 0
+#endif
 #ifndef HOPPER_DYN_CAUSAL
 #define HOPPER_DYN_CAUSAL 1
 #endif
@@ -318,7 +323,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     // the dynamic causal schedule: TMA kernels with 128-key blocks (the _bn176 ones are for non-causal
     // problems); its producer needs 32 registers, so those kernels split 32 / 232 with two consumer
     // warpgroups (the others HOPPER_REGS_*_2WG)
-    constexpr bool DYN = TMA && HOPPER_DYN_CAUSAL && BN != 176 && D == 128;   // d96 / d256: not yet timed with it
+    constexpr bool DYN = TMA && HOPPER_DYN_CAUSAL && BN != 176 && (D == 128 || (D == 96 && HOPPER_DYN_D96));
     constexpr int REGS_P2 = DYN ? 32 : HOPPER_REGS_PRODUCER_2WG, REGS_C2 = DYN ? 232 : HOPPER_REGS_CONSUMER_2WG;
     static_assert(128 * (168 - REGS_P2) >= 256 * (REGS_C2 - 168), "setmaxnreg: unbalanced split");
     constexpr int KV_BYTES = BN * DS * 2;
