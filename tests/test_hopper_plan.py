@@ -103,7 +103,7 @@ def test_family_is_registered_ahead_of_portable():
     ((1, 4096, 16, 8, 256), True, "hopper"), ((4, 2048, 32, 32, 96), True, "hopper"),
     ((32, 512, 16, 16, 256), True, "hopper"), ((32, 512, 16, 16, 256), False, "hopper"),
     ((1, 16384, 16, 16, 256), False, "hopper"), ((32, 512, 32, 32, 96), False, "hopper"),
-    ((32, 512, 32, 32, 96), True, "portable"), ((16, 1024, 32, 32, 96), True, "portable"),
+    ((32, 512, 32, 32, 96), True, "hopper"), ((16, 1024, 32, 32, 96), True, "hopper"),   # the _dyn siblings
     ((1, 16384, 32, 32, 96), True, "hopper"), ((1, 1, 16, 8, 256), False, "portable"),
 ])
 def test_dispatch_on_sm90a_follows_the_measurements(shape, causal, family):
@@ -141,7 +141,8 @@ def test_other_arches_never_see_hopper():
 def test_plan_launch_shape(causal, d):
     p = problem(b=3, sq=1000, sk=777, hq=8, hk=2, d=d, causal=causal, return_lse=True)
     (pl,) = hopper.plan(p, "sm_90a", 132, 1)
-    obj = hopper.manifest("sm_90a")["by_name"][hopper.variant_name("bf16", d)]
+    by = hopper.manifest("sm_90a")["by_name"]
+    obj = by[hopper.kernel_name(p, by)]
     m_blocks = -(-1000 // obj["block_m"])
     tiles = m_blocks * 8 * 3
     lo, hi = hopper.CAUSAL_PERSISTENT.get(d, (0, -1))
@@ -151,7 +152,7 @@ def test_plan_launch_shape(causal, d):
     assert pl.shared_mem == obj["shared"] <= 227 * 1024
     tma = obj.get("tma")
     assert pl.workspace_bytes == (tma["align"] + tma["bytes_per_cta"] * pl.grid[0] if tma else 0)
-    assert pl.kernel == f"hopper_fwd_bf16_d{d}"
+    assert pl.kernel == f"hopper_fwd_bf16_d{d}" + ("_dyn" if causal and d in hopper.DYN_SIBLING_CAUSAL else "")
     assert Path(pl.code_object).name == "hopper_fwd.cubin"
     lay = hopper.layout()
     assert len(pl.kernargs) == lay.size
@@ -314,7 +315,7 @@ def test_build_is_reproducible(tmp_path):
                REGS_2WG=by_name.get("fwd_bf16_d128_bn176", d128).get("setmaxnreg", "40/232"),
                BN_D256=str(by_name["fwd_bf16_d256"]["block_n"]), D96_COMPUTE=str(by_name["fwd_bf16_d96"]["compute_dim"]),
                DYN_CAUSAL=str(int(bool(d128.get("dynamic_causal")))), L2_SECTION_KB=str(d128.get("l2_section_kb", 0)),
-               DYN_D96=str(int(bool(by_name["fwd_bf16_d96"].get("dynamic_causal")))))
+               DYN_D96=str(int("fwd_bf16_d96_dyn" in by_name)))
     r = subprocess.run(["bash", str(ROOT / "scripts" / "build" / "hopper.sh")], env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     assert (tmp_path / "hopper_fwd.cubin").read_bytes() == (CO / "hopper_fwd.cubin").read_bytes()
@@ -434,3 +435,22 @@ def test_tma_kernels_refuse_strides_a_tensor_map_cannot_hold(monkeypatch, change
 def test_size_one_axes_may_have_any_stride_with_tma(monkeypatch):
     _tma_manifest(monkeypatch)
     assert hopper.gate(problem(b=1, k_strides=(0, 256, 128), v_strides=(0, 256, 128)), "sm_90a", force=True) is None
+
+
+@pytest.mark.parametrize("causal, sk, suffix", [(True, 512, "_dyn"), (True, 2048, "_dyn"), (True, 4096, "_dyn"),
+                                                (True, 8192, ""), (True, 16384, ""), (False, 2048, ""),
+                                                (False, 16384, "")])
+def test_d96_dynamic_sibling_runs_causal_problems_up_to_4096(causal, sk, suffix):
+    """d96 causal problems with seqlen_k in DYN_SIBLING_CAUSAL run ``fwd_<dtype>_d96_dyn`` (the dynamic causal
+    schedule, on a persistent grid); the others the static d96 kernel."""
+    by = hopper.manifest("sm_90a")["by_name"]
+    p = problem(b=2, sq=sk, sk=sk, hq=16, hk=16, d=96, causal=causal)
+    assert hopper.kernel_name(p, by) == "fwd_bf16_d96" + suffix
+    (pl,) = hopper.plan(p, "sm_90a", 132, 1)
+    obj = by["fwd_bf16_d96" + suffix]
+    assert pl.kernel == obj["kernel"]
+    assert bool(obj.get("dynamic_causal")) == (suffix == "_dyn")
+    if suffix == "_dyn":
+        tiles = -(-sk // obj["block_m"]) * 16 * 2
+        assert pl.grid == (min(tiles, 132), 1, 1)
+        assert obj["setmaxnreg"] == "32/232" and by["fwd_bf16_d96"]["setmaxnreg"] == "24/240"

@@ -114,7 +114,9 @@ def check_problem(p: Problem) -> str | None:
 #: (2026-11-26, branch issue11d-dims, two runs, sq = sk 512-16384, the grid :data:`CAUSAL_PERSISTENT`
 #: picks): d256 non-causal 1.64-1.78x, d256 causal 1.15-1.19x at 512-2048 and 1.46-1.74x at 4096-16384 (the
 #: 1,4096,16/8 GQA row 2.02-2.04x); d96 non-causal 1.21-1.50x, d96 causal 1.04-1.23x at 2048-16384 (the
-#: 4,2048,32/32 row 1.18-1.22x), 1.01-1.05x at 512 and 0.97-0.99x at 1024 (left to portable below 2048).
+#: 4,2048,32/32 row 1.18-1.22x), 1.01-1.05x at 512 and 0.97-0.99x at 1024 (left to portable below 2048
+#: until the ``_dyn`` siblings: causal d96 from 512 up since then, lead's merged run: 1.31x at b32 s512,
+#: 1.28x at b16 s1024, 1.43x at b4 s2048, 1.44x at b4 s4096).
 #: fp16 runs the same instructions and takes the bf16 rules (not timed separately).
 PREFERRED: dict[tuple[int, bool], tuple[int, int]] = {
     (128, False): (512, 1 << 30),
@@ -124,7 +126,7 @@ PREFERRED: dict[tuple[int, bool], tuple[int, int]] = {
     (256, False): (512, 1 << 30),
     (256, True): (512, 1 << 30),
     (96, False): (512, 1 << 30),
-    (96, True): (2048, 1 << 30),
+    (96, True): (512, 1 << 30),
 }
 
 #: Causal problems whose seqlen_k lies in head_dim's range run on the persistent grid (the kernel
@@ -171,13 +173,26 @@ def tma_refusal(p: Problem) -> str | None:
 WIDE_BLOCK_NONCAUSAL: tuple[int, int] = (8192, 1 << 30)
 
 
+#: Causal problems whose seqlen_k lies in head_dim's range run the ``_dyn`` sibling of their kernel where
+#: the manifest has one: the same tile with the dynamic causal schedule (and its 32 / 232 register split,
+#: which made non-causal d96 6-8% slower, hence a sibling rather than the one d96 kernel).  Measured on the
+#: H100 (2026-11-26, lead's merged run, notes/hopper.md): d96 causal ``_dyn`` / the static kernel 1.28x at
+#: b32 s512, 1.34x at b16 s1024, 1.37x at b8 s2048, 1.21x at b4 s2048 (the issue row), 1.38x at b4 s4096;
+#: 0.90x at b2 s8192 and 1.04x at b1 s16384 (left static from 8192 up).
+DYN_SIBLING_CAUSAL: dict[int, tuple[int, int]] = {96: (0, 4096)}
+
+
 def kernel_name(p: Problem, names) -> str:
-    """The manifest name of the kernel that runs ``p`` among ``names``: ``fwd_<dtype>_d<D>``, or its
-    ``_bn176`` sibling for long non-causal problems (:data:`WIDE_BLOCK_NONCAUSAL`)."""
+    """The manifest name of the kernel that runs ``p`` among ``names``: ``fwd_<dtype>_d<D>``, its
+    ``_bn176`` sibling for long non-causal problems (:data:`WIDE_BLOCK_NONCAUSAL`), or its ``_dyn``
+    sibling for causal ones (:data:`DYN_SIBLING_CAUSAL`)."""
     name = variant_name(p.dtype, p.head_dim)
     lo, hi = WIDE_BLOCK_NONCAUSAL
     if not p.causal and lo <= p.seqlen_k <= hi and name + "_bn176" in names:
         return name + "_bn176"
+    lo, hi = DYN_SIBLING_CAUSAL.get(p.head_dim, (0, -1))
+    if p.causal and lo <= p.seqlen_k <= hi and name + "_dyn" in names:
+        return name + "_dyn"
     return name
 
 

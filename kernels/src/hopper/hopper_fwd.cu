@@ -72,10 +72,11 @@
 #define HOPPER_L2_SECTION_KB 16384
 #endif
 // 1: TMA kernels deal causal tiles out dynamically (an atomic tile counter; see fwd_body)
-// 1: the dynamic causal schedule on the d96 kernels too (0: d128 only; d96 was tuned without it; d256 would
-// spill 8 bytes with its 32 / 232 register split)
+// 1: also build hopper_fwd_<dtype>_d96_dyn, the d96 kernels with the dynamic causal schedule (and its 32 / 232
+// register split, which costs non-causal d96 problems 6-8%: the planner runs them on causal problems only).
+// d256 would spill 8 bytes under that split.
 #ifndef HOPPER_DYN_D96
-#define HOPPER_DYN_D96 0
+#define HOPPER_DYN_D96 1
 #endif
 #ifndef HOPPER_DYN_CAUSAL
 #define HOPPER_DYN_CAUSAL 1
@@ -306,7 +307,7 @@ template <int D, int ROWS>
 
 // ------------------------------------------------------------------ the kernel body
 
-    template <class E, int D, int BN, int STAGES, int NWG, int QS, bool TMA>
+    template <class E, int D, int BN, int STAGES, int NWG, int QS, bool TMA, bool DYN_SIBLING = false>
 __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     static_assert(QS == 1 || QS == 2, "one or two Q buffers");
     static_assert(NWG == 2 || NWG == 3, "two or three consumer warpgroups");
@@ -323,7 +324,8 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     // the dynamic causal schedule: TMA kernels with 128-key blocks (the _bn176 ones are for non-causal
     // problems); its producer needs 32 registers, so those kernels split 32 / 232 with two consumer
     // warpgroups (the others HOPPER_REGS_*_2WG)
-    constexpr bool DYN = TMA && HOPPER_DYN_CAUSAL && BN != 176 && (D == 128 || (D == 96 && HOPPER_DYN_D96));
+    // (the d128 kernels, and the _dyn siblings of the d96 ones: HOPPER_DYN_D96)
+    constexpr bool DYN = TMA && HOPPER_DYN_CAUSAL && BN != 176 && (D == 128 || DYN_SIBLING);
     constexpr int REGS_P2 = DYN ? 32 : HOPPER_REGS_PRODUCER_2WG, REGS_C2 = DYN ? 232 : HOPPER_REGS_CONSUMER_2WG;
     static_assert(128 * (168 - REGS_P2) >= 256 * (REGS_C2 - 168), "setmaxnreg: unbalanced split");
     constexpr int KV_BYTES = BN * DS * 2;
@@ -790,10 +792,11 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
 
 }  // namespace
 
-#define HOPPER_KERNEL(NAME, E, D, BN, S, NWG, QS, TMA)                                               \
+#define HOPPER_KERNEL_X(NAME, E, D, BN, S, NWG, QS, TMA, DYN_SIB)                                    \
     extern "C" __global__ void __launch_bounds__((NWG + 1) * 128, 1) NAME(const __grid_constant__ hopper_fwd_args a) { \
-        fwd_body<E, D, BN, S, NWG, QS, TMA>(a);                                                      \
+        fwd_body<E, D, BN, S, NWG, QS, TMA, DYN_SIB>(a);                                             \
     }
+#define HOPPER_KERNEL(NAME, E, D, BN, S, NWG, QS, TMA) HOPPER_KERNEL_X(NAME, E, D, BN, S, NWG, QS, TMA, false)
 
 HOPPER_KERNEL(hopper_fwd_bf16_d128, Bf16, 128, HOPPER_BN_D128, HOPPER_STAGES_D128, 2, HOPPER_Q_STAGES_D128, HOPPER_TMA_D128)
 HOPPER_KERNEL(hopper_fwd_fp16_d128, Fp16, 128, HOPPER_BN_D128, HOPPER_STAGES_D128, 2, HOPPER_Q_STAGES_D128, HOPPER_TMA_D128)
@@ -806,6 +809,10 @@ HOPPER_KERNEL(hopper_fwd_fp16_d64, Fp16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_
 // d96: the d128 kernel's tile (128 x 128 keys, two Q buffers, 2 stages), TMA, computing HOPPER_D96_COMPUTE columns
 HOPPER_KERNEL(hopper_fwd_bf16_d96, Bf16, 96, 128, 2, 2, 2, true)
 HOPPER_KERNEL(hopper_fwd_fp16_d96, Fp16, 96, 128, 2, 2, 2, true)
+#if HOPPER_DYN_D96
+HOPPER_KERNEL_X(hopper_fwd_bf16_d96_dyn, Bf16, 96, 128, 2, 2, 2, true, true)
+HOPPER_KERNEL_X(hopper_fwd_fp16_d96_dyn, Fp16, 96, 128, 2, 2, 2, true, true)
+#endif
 // d256: 128 query rows x HOPPER_BN_D256 keys, one Q buffer (64 KiB), 2 stages, TMA; O is 128 registers per thread
 HOPPER_KERNEL(hopper_fwd_bf16_d256, Bf16, 256, HOPPER_BN_D256, 2, 2, 1, true)
 HOPPER_KERNEL(hopper_fwd_fp16_d256, Fp16, 256, HOPPER_BN_D256, 2, 2, 1, true)

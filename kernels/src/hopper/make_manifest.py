@@ -9,7 +9,8 @@ warpgroups, e.g. ``40/232``), ``bn_d256`` (key block of the d256 kernels, defaul
 width the d96 kernels' GEMMs compute: 96, or 128 over zero-filled columns; default 96), ``dyn_causal`` (0 / 1:
 the d128 TMA kernels with 128-key blocks deal causal tiles out dynamically, with a tile counter just below
 ``tmaps``, and split setmaxnreg 32 / 232), ``l2_section_kb`` (causal tile order in sections of heads whose
-K + V fit that many KiB; 0: none), ``dyn_d96`` (1: the dynamic schedule on the d96 kernels too).
+K + V fit that many KiB; 0: none), ``dyn_d96`` (1: the build has the
+``hopper_fwd_<dtype>_d96_dyn`` kernels, d96 with the dynamic causal schedule).
 The d96 and d256 kernels always load with TMA and run two consumer warpgroups and 2 stages; d96 keeps two
 Q buffers and 128-key blocks, d256 one Q buffer.
 
@@ -43,7 +44,7 @@ from pyhipattn.codeobj.limits import resource_report  # noqa: E402
 from pyhipattn.kernargs import check_layout, layout_from_header  # noqa: E402
 
 HEADER = "kernels/src/hopper/hopper_args.h"
-FWD = re.compile(r"hopper_fwd_(bf16|fp16)_d(\d+)(_bn176)?$")
+FWD = re.compile(r"hopper_fwd_(bf16|fp16)_d(\d+)(_bn176|_dyn)?$")
 #: the ``_bn176`` kernels (HOPPER_BN176_D128): key block 176, one Q buffer, TMA, whatever the options
 BN176 = {"block_n": 176, "q_stages": 1, "tma": True}
 
@@ -92,11 +93,11 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
     for name in sorted(co.kernels):
         m = FWD.match(name)
         if not m:
-            raise SystemExit(f"make_manifest: kernel {name} does not follow hopper_fwd_<dtype>_d<D>[_bn176]")
+            raise SystemExit(f"make_manifest: kernel {name} does not follow hopper_fwd_<dtype>_d<D>[_bn176|_dyn]")
         k = co.kernels[name]
         d = int(m[2])
         bm, bn, q_bufs, uses_tma = 64 * nwg[d], block_n[d], qs[d], tma[d]
-        if m[3]:
+        if m[3] == "_bn176":
             bn, q_bufs, uses_tma = BN176["block_n"], BN176["q_stages"], BN176["tma"]
         shared = shared_bytes(bm, bn, d, stages[d], q_bufs, uses_tma)
         try:
@@ -116,7 +117,8 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
         if d in compute:
             objects[-1]["compute_dim"] = compute[d]
         # hopper_fwd.cu's DYN: the d128 TMA kernels with 128-key blocks (d96 / d256 not yet timed with it)
-        dyn = uses_tma and dyn_causal and bn != BN176["block_n"] and (d == 128 or (d == 96 and kv.get("dyn_d96", "0") == "1"))
+        # (the _dyn siblings: the same tile with the dynamic causal schedule)
+        dyn = uses_tma and dyn_causal and bn != BN176["block_n"] and (d == 128 or m[3] == "_dyn")
         if uses_tma:
             objects[-1]["tma"] = {"bytes_per_cta": TMAP_BYTES_PER_CTA, "align": TMAP_ALIGN}
         if dyn:
