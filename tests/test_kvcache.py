@@ -7,10 +7,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 import pyhipattn
+from pyhipattn.families.serve import DECODE_TILES
 from pyhipattn.kvcache import kvcache_problem
 from pyhipattn.validate import ShapeView
 
@@ -72,6 +74,72 @@ def test_sm90a_paged_decode_tile_keeps_two_kv_buffers():
         paged, contig = by_name[f"fwd_{dt}_d128_paged_decode"], by_name[f"fwd_{dt}_d128_contig_decode"]
         assert (paged["block_n"], paged["num_stages"], contig["block_n"], contig["num_stages"]) == (128, 5, 64, 3)
         assert (paged["options"]["FOLD_SPLITS"], paged["options"]["FOLD_UNROLL"]) == serve.DECODE_FOLD["sm_90a"][128]
+
+
+
+def test_decode_objects_run_the_fully_visible_key_blocks_unmasked():
+    """Every decode object is built with DECODE_LOOP (the key blocks every row sees, unmasked and
+    pipelined, then the edges masked), the plain ones (``_decode``) with softcap / ALiBi compiled
+    out; the general tiles keep the single masked loop with both (notes/serving.md, issue13d)."""
+    from pyhipattn.families import serve
+
+    for arch in serve.ARCHES:
+        objs = serve.manifest(arch)["by_name"]
+        for v in serve.variants(arch):
+            if v["role"] != "fwd":
+                continue
+            opts = objs[v["name"]]["options"]
+            decode = v["name"].endswith(("_decode", "_decode_mods", "_decode_split"))
+            assert opts["DECODE_LOOP"] is decode, (arch, v["name"])
+            assert opts["SCORE_MODS"] is not v["name"].endswith(("_decode", "_decode_split")), (arch, v["name"])
+
+
+@pytest.mark.parametrize("arch", sorted(DECODE_TILES))
+@pytest.mark.parametrize("feature", ["none", "sinks", "softcap", "alibi", "alibi_batch", "window"])
+def test_decode_problems_with_softcap_or_alibi_take_the_mods_object(arch, feature):
+    """The plain decode object has softcap and ALiBi compiled out: a decode problem that needs
+    either must get ``_decode_mods``, every other (unsplit) decode problem the plain ``_decode``."""
+    from pyhipattn.families import serve
+
+    b, hq, hk, d = 4, 32, 8, 128
+    kshape = (b, 4096, hk, d)
+    kw = dict(softcap=30.0) if feature == "softcap" else dict(window_size=(100, 0)) if feature == "window" else {}
+    alibi = {"alibi": (hq,), "alibi_batch": (b, hq)}.get(feature)
+    dec = pyhipattn.plan_mha_fwd_kvcache((b, 1, hq, d), kshape, kshape, arch=arch, causal=True, num_splits=1,
+                                         sinks=feature == "sinks", alibi_slopes_shape=alibi, explain=True, **kw)
+    stem = Path(dec.plans[-1].code_object).stem
+    mods = feature in ("softcap", "alibi", "alibi_batch")
+    assert stem == "serve_" + serve.variant_name("bf16", 128, 0, True, mods), stem
+    opts = serve.manifest(arch)["by_name"][stem[len("serve_"):]]["options"]
+    assert opts["SCORE_MODS"] is mods
+
+
+
+@pytest.mark.parametrize("b,ctx,splits,twin", [(1, 131072, 16, True), (8, 16384, 2, True), (64, 4096, 1, False)])
+def test_split_plain_contiguous_decode_takes_the_split_twin(b, ctx, splits, twin):
+    """sm_90a d128: plain contiguous decode that the plan splits runs the 4-warp
+    ``_decode_split`` object (mha_fwd's decode tile), unsplit decode the 8-warp ``_decode`` one,
+    decode with ALiBi ``_decode_mods`` whatever the splits (the H100 figures in notes/serving.md)."""
+    from pyhipattn.families import serve
+
+    k = (b, ctx, 8, 128)
+    dec = pyhipattn.plan_mha_fwd_kvcache((b, 1, 32, 128), k, k, arch="sm_90a", compute_units=132, causal=True,
+                                         explain=True)
+    assert dec.num_splits == splits
+    obj = serve.manifest("sm_90a")["by_name"][Path(dec.plans[-1].code_object).stem[len("serve_"):]]
+    assert obj["name"] == serve.variant_name("bf16", 128, 0, True, split=twin)
+    assert obj["num_warps"] == (4 if twin else 8)
+    assert (obj["block_m"], obj["block_n"]) == (16, 64)
+    mods = pyhipattn.plan_mha_fwd_kvcache((b, 1, 32, 128), k, k, arch="sm_90a", compute_units=132, causal=True,
+                                          alibi_slopes_shape=(32,), explain=True)
+    assert Path(mods.plans[-1].code_object).stem.endswith("_decode_mods")
+    # forced splits follow the same rule; a tile without a twin (d64) keeps _decode
+    forced = pyhipattn.plan_mha_fwd_kvcache((64, 1, 32, 128), (64, 4096, 8, 128), (64, 4096, 8, 128), arch="sm_90a",
+                                           compute_units=132, num_splits=3, explain=True)
+    assert Path(forced.plans[-1].code_object).stem.endswith("_decode_split")
+    d64 = pyhipattn.plan_mha_fwd_kvcache((1, 1, 32, 64), (1, 131072, 8, 64), (1, 131072, 8, 64), arch="sm_90a",
+                                        compute_units=132, explain=True)
+    assert d64.num_splits > 1 and Path(d64.plans[-1].code_object).stem.endswith("_d64_contig_decode")
 
 
 def test_plain_problems_never_reach_the_serve_family():

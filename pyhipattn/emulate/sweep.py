@@ -249,7 +249,9 @@ def uses(c: Case, family: str, arch: str, files: set[str]) -> bool:
         from ..families import serve as fam_serve
 
         hdc = c.d if c.d in (64, 128, 256) else 256
-        names = {f"serve_{fam_serve.variant_name(c.dtype, hdc, mode, dec)}.co" for dec in (False, True)}
+        names = {f"serve_{fam_serve.variant_name(c.dtype, hdc, mode, dec, mods, split)}.co"
+                 for dec, mods, split in ((False, False, False), (True, False, False), (True, True, False),
+                                          (True, False, True))}
         if c.n_new:
             names.add(f"serve_append_{'paged' if c.page else 'contig'}.co")
         return bool(names & files)

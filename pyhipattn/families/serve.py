@@ -12,7 +12,9 @@ the last split of each row tile, as the portable family's fold).
 Variants per arch: dtype x head-dim class (64 / 128 / 256) x where the keys live (kv_mode 0:
 dense arrays or a contiguous cache, 1: a paged cache, 2: varlen), plus two append kernels
 (contiguous, paged) that copy 16-bit words for both dtypes; on NVIDIA and CDNA each fwd variant
-also has a ``_decode`` twin with a 16-row pipelined tile for seqlen_q * group_size <= 16.
+also has two decode twins with a 16-row pipelined tile for seqlen_q * group_size <= 16:
+``_decode`` (softcap and ALiBi compiled out) and ``_decode_mods`` (for problems with them), and
+where SPLIT_DECODE_TILES lists one a ``_decode_split`` twin for plain decode that is split.
 General tiles are chosen to fit the registers (the build refuses spills); the decode tiles were
 measured on the H100 (notes/serving.md).
 """
@@ -77,6 +79,15 @@ DECODE_TILES: dict[str, dict[int, tuple[int, int, int, int]]] = {
 PAGED_DECODE_TILES: dict[str, dict[int, tuple[int, int, int, int]]] = {
     "sm_90a": {128: (16, 128, 8, 5), 256: (16, 64, 8, 5)},
 }
+#: split-K twins of the plain contiguous decode objects, (kv_mode, head-dim class) -> tile: plain
+#: decode problems (no softcap / ALiBi) that the plan splits take ``_decode_split`` instead of
+#: ``_decode``.  sm_90a d128: 4 warps, the portable family's decode tile.  On the H100 (bf16,
+#: GQA 32/8, notes/serving.md, 2026-11-26, issue13d) the 4-warp object ran 0.997-1.000x mha_fwd
+#: at batch 1 / 128k (16 splits) and batch 8 / 8k-32k (2 splits) where the 8-warp one ran
+#: 0.988-0.998x, but 3.5% slower than it at batch 64 / 4k (no split, 512 programs).
+SPLIT_DECODE_TILES: dict[str, dict[tuple[int, int], tuple[int, int, int, int]]] = {
+    "sm_90a": {(0, 128): (16, 64, 4, 3)},
+}
 #: the split-K fold's loads (kernel constexprs FOLD_SPLITS, FOLD_UNROLL) per decode tile: every
 #: split's lse in chunks of FOLD_SPLITS and the partials' loop unrolled FOLD_UNROLL times, fewer
 #: serial memory latencies in the launch's tail.  sm_90a d128 only: on the H100 d64 ran 1-5%
@@ -87,8 +98,26 @@ DECODE_FOLD: dict[str, dict[int, tuple[int, int]]] = {
 }
 
 
-def variant_name(dtype: str, hd_class: int, kv_mode: int, decode: bool = False) -> str:
-    return f"fwd_{dtype}_d{hd_class}_{MODE_NAMES[kv_mode]}{'_decode' if decode else ''}"
+#: decode objects are built with the kernel's DECODE_LOOP: the key blocks every query row sees in
+#: full in a loop of their own without masks, then the edge blocks masked (attn_fwd's split of the
+#: key range), contiguous / varlen keys addressed from each block's first key.  The general tiles
+#: keep the single masked loop and per-row addresses (notes/serving.md, branch issue13d).
+DECODE_LOOP = True
+
+
+def variant_name(dtype: str, hd_class: int, kv_mode: int, decode: bool = False, mods: bool = False,
+                 split: bool = False) -> str:
+    """``fwd_bf16_d128_paged``; decode objects ``..._decode`` (softcap / ALiBi compiled out),
+    ``..._decode_mods`` (compiled in) and ``..._decode_split`` (SPLIT_DECODE_TILES)."""
+    if not decode:
+        return f"fwd_{dtype}_d{hd_class}_{MODE_NAMES[kv_mode]}"
+    return f"fwd_{dtype}_d{hd_class}_{MODE_NAMES[kv_mode]}_decode" + ("_mods" if mods else "_split" if split else "")
+
+
+def score_mods(problem: Problem) -> bool:
+    """Whether ``problem`` needs softcap or ALiBi in the scores (a decode problem then takes the
+    ``_decode_mods`` object: those branches cost the plain decode loop 0.2-0.5% on the H100)."""
+    return problem.softcap > 0 or problem.alibi != 0
 
 
 def is_decode(problem: Problem, arch: str) -> bool:
@@ -120,13 +149,21 @@ def variants(arch: str) -> list[dict]:
             for mode in range(3):
                 out.append(dict(name=variant_name(dt, hdc, mode), role="fwd", dtype=dt, head_dim_class=hdc,
                                 kv_mode=mode, block_m=bm, block_n=bn, num_warps=nw, num_stages=ns,
-                                fold_splits=1, fold_unroll=1))
+                                fold_splits=1, fold_unroll=1, decode_loop=False, score_mods=True))
                 if arch in DECODE_TILES:
                     dm, dn, dw, ds = decode_tile(arch, hdc, mode)
                     fs, fu = DECODE_FOLD.get(arch, {}).get(hdc, (1, 1))
-                    out.append(dict(name=variant_name(dt, hdc, mode, True), role="fwd", dtype=dt,
-                                    head_dim_class=hdc, kv_mode=mode, block_m=dm, block_n=dn, num_warps=dw,
-                                    num_stages=ds, fold_splits=fs, fold_unroll=fu))
+                    for mods in (False, True):
+                        out.append(dict(name=variant_name(dt, hdc, mode, True, mods), role="fwd", dtype=dt,
+                                        head_dim_class=hdc, kv_mode=mode, block_m=dm, block_n=dn, num_warps=dw,
+                                        num_stages=ds, fold_splits=fs, fold_unroll=fu, decode_loop=DECODE_LOOP,
+                                        score_mods=mods))
+                    if (mode, hdc) in SPLIT_DECODE_TILES.get(arch, {}):
+                        sm, sn, sw, ss = SPLIT_DECODE_TILES[arch][(mode, hdc)]
+                        out.append(dict(name=variant_name(dt, hdc, mode, True, split=True), role="fwd", dtype=dt,
+                                        head_dim_class=hdc, kv_mode=mode, block_m=sm, block_n=sn, num_warps=sw,
+                                        num_stages=ss, fold_splits=fs, fold_unroll=fu, decode_loop=DECODE_LOOP,
+                                        score_mods=False))
     bt, bd, nw, ns = APPEND_TILE
     for mode in (0, 1):
         out.append(dict(name=f"append_{MODE_NAMES[mode]}", role="append", dtype="b16", head_dim_class=0,
@@ -190,7 +227,7 @@ def gate(problem: Problem, arch: str, compute_units: int | None = None) -> str |
             return f"{nm} strides {s} are not multiples of 8 elements (the kernels use 16-byte loads)"
         if any(abs(x) > _I32_MAX for x in s[1:]):
             return f"{nm} sequence/head strides {s[1:]} exceed 32 bits"
-    name = variant_name(p.dtype, head_dim_class(p), kv_mode(p), is_decode(p, a))
+    name = variant_name(p.dtype, head_dim_class(p), kv_mode(p), is_decode(p, a), score_mods(p))
     if name not in manifest(a)["by_name"]:
         return f"variant serve_{name} is not in kernels/co/{a} (rebuild: scripts/build_co.sh serve)"
     return None
@@ -223,12 +260,17 @@ def plan(problem: Problem, arch: str, compute_units: int, num_splits: int) -> li
     p = problem
     m = manifest(a)
     mode = kv_mode(p)
-    obj = m["by_name"][variant_name(p.dtype, head_dim_class(p), mode, is_decode(p, a))]
+    decode, mods = is_decode(p, a), score_mods(p)
+    obj = m["by_name"][variant_name(p.dtype, head_dim_class(p), mode, decode, mods)]
     g = p.group_size
     tiles = -(-p.seqlen_q * g // obj["block_m"])
     splits = min(max(num_splits, 1), MAX_GRID_YZ, max(1, -(-p.seqlen_k // obj["block_n"])))
     if tiles * p.batch * p.heads_k > SPLIT_COUNTERS:
         splits = 1
+    if decode and not mods and splits > 1:
+        twin = m["by_name"].get(variant_name(p.dtype, head_dim_class(p), mode, True, split=True))
+        if twin is not None and (twin["block_m"], twin["block_n"]) == (obj["block_m"], obj["block_n"]):
+            obj = twin      # same tile shape: the same grid and splits
     rows_total = p.total_q if p.varlen else p.batch * p.seqlen_q
     ws_split_rows = p.heads_q * rows_total
     lb, lh = (0, rows_total) if p.varlen else (p.heads_q * p.seqlen_q, p.seqlen_q)

@@ -153,3 +153,61 @@ def test_kvcache_op_compiles_without_graph_breaks_and_matches():
                    gpu["alibi_slopes"])
     ro = _reference(cpu, c)[0]
     assert rel_error(out.float().cpu().numpy(), ro) <= TOL["bf16"]
+
+
+def _edge_cases() -> list[dict]:
+    """Decode tiles (sq * group <= 16) with ragged lengths around the key-block edges, forced
+    split counts, and every feature that changes which key blocks a row sees in full: the
+    decode objects run those blocks unmasked first and the edges masked after (DECODE_LOOP)."""
+    out = []
+    feats = [dict(), dict(softcap=30.0), dict(alibi=True, sinks=True), dict(window=(37, 0), sinks=True)]
+    for i, (page, feat, splits) in enumerate((p, f, s) for p in (0, 16, 64) for f in feats for s in (1, 5)):
+        out.append(dict(page=page, d=(64, 128, 256)[i % 3], sq=(1, 4)[i % 2], splits=splits, dtype=("bf16", "fp16")[i % 2],
+                        softcap=feat.get("softcap", 0.0), alibi=feat.get("alibi", False), sinks=feat.get("sinks", False),
+                        window=feat.get("window", (-1, -1)), seed=i))
+    return out
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("case", _edge_cases(), ids=lambda c: (
+    f"{'paged' + str(c['page']) if c['page'] else 'contig'}-d{c['d']}-sq{c['sq']}-s{c['splits']}-{c['dtype']}"
+    f"{'-softcap' if c['softcap'] else ''}{'-alibi' if c['alibi'] else ''}{'-sinks' if c['sinks'] else ''}"
+    f"{'-win' if c['window'] != (-1, -1) else ''}"))
+def test_kvcache_decode_block_edges_match_reference(case):
+    g = torch.Generator(device="cpu").manual_seed(900 + case["seed"])
+    dt = TDT[case["dtype"]]
+    b, hq, hk, d, sq, page = 7, 8, 2, case["d"], case["sq"], case["page"]
+    cap = 832
+    # around the 64- and 128-key blocks, one full cache; the sq queries are each sequence's last
+    lens = torch.clamp(torch.tensor([0, 1, 63, 64, 65, 700, cap], dtype=torch.int32), min=sq)
+    if page:
+        per_seq = cap // page
+        pages = b * per_seq + 3
+        kc = torch.randn(pages, page, hk, d, generator=g).to(dt)
+        vc = torch.randn(pages, page, hk, d, generator=g).to(dt)
+        bt = torch.randperm(pages, generator=g)[:b * per_seq].reshape(b, per_seq).to(torch.int32)
+    else:
+        kc = torch.randn(b, cap, hk, d, generator=g).to(dt)
+        vc = torch.randn(b, cap, hk, d, generator=g).to(dt)
+        bt = None
+    q = torch.randn(b, sq, hq, d, generator=g).to(dt)
+    sinks = torch.randn(hq, generator=g) * 2 if case["sinks"] else None
+    alibi = torch.rand(hq, generator=g) * 0.3 if case["alibi"] else None
+    dev = lambda t: None if t is None else t.cuda()  # noqa: E731
+    out = torch.full((b, sq, hq, d), float("nan"), device="cuda", dtype=dt)
+    res, lse = pyhipattn.mha_fwd_kvcache(dev(q), dev(kc), dev(vc), cache_seqlens=dev(lens), block_table=dev(bt),
+                                         causal=True, window_size=case["window"], softcap=case["softcap"],
+                                         sinks=dev(sinks), alibi_slopes=dev(alibi), return_lse=True,
+                                         num_splits=case["splits"], out=out)
+    torch.cuda.synchronize()
+    assert not torch.isnan(out).any(), "unwritten output"
+    f = lambda t: None if t is None else t.float().numpy()  # noqa: E731
+    ro, rl, _, _ = attention_kvcache_ref(f(q), f(kc), f(vc), lens.numpy(),
+                                         block_table=None if bt is None else bt.numpy(), causal=True,
+                                         window=case["window"], softcap=case["softcap"], sinks=f(sinks),
+                                         alibi_slopes=f(alibi))
+    assert rel_error(out.float().cpu().numpy(), ro) <= TOL[case["dtype"]]
+    lse = lse.cpu().numpy()
+    fin = np.isfinite(rl)
+    assert np.array_equal(np.isneginf(lse), np.isneginf(rl))
+    assert np.allclose(lse[fin], rl[fin], rtol=1e-3, atol=2e-3)

@@ -38,14 +38,31 @@ FAR = tl.constexpr(1 << 30)
 
 
 @triton.jit
-def _key_rows(kpos, kin, b, k_start, BLOCK_TABLE, stride_bt, page_size, KV_MODE: tl.constexpr):
-    """Where keys ``kpos`` of sequence ``b`` live, as (base, row): their element offset in K is
-    base * stride_kb + row * stride_ks, in V base * stride_vb + row * stride_vs (paged: base is
-    the page, one block-table read serving both caches)."""
-    if KV_MODE == 1:
+def _key_rows(start_n, kpos, kin, b, k_start, BLOCK_TABLE, stride_bt, page_size, KV_MODE: tl.constexpr,
+              MASKED: tl.constexpr, BLOCK_ADDR: tl.constexpr):
+    """Where keys ``kpos = start_n + offs_n`` of sequence ``b`` live, as (base, row): key kpos[i]
+    is at element base[i] * stride_kb + row[i] * stride_ks of K (likewise V).  Paged: base is the
+    page (one block-table read serving both caches), row the row in it.  Contiguous / varlen:
+    base is b and row k_start + kpos, per key (int64) -- or with BLOCK_ADDR, base b and row
+    k_start + start_n as scalars and offs_n for the rows (int32, loop invariant; the caller
+    multiplies them by the strides apart): attn_fwd's address arithmetic."""
+    if KV_MODE == 1 and BLOCK_ADDR:
+        # unsigned division (keys and pages are never negative): no sign fix-ups per key
+        slot = tl.cast(kpos, tl.uint32) // tl.cast(page_size, tl.uint32)
+        in_page = kpos - tl.cast(slot, tl.int32) * page_size
+        if MASKED:
+            page = tl.load(BLOCK_TABLE + tl.cast(b, tl.int64) * stride_bt + tl.cast(slot, tl.int32), mask=kin, other=0)
+        else:
+            page = tl.load(BLOCK_TABLE + tl.cast(b, tl.int64) * stride_bt + tl.cast(slot, tl.int32))
+        base = tl.cast(page, tl.int64)
+        row = tl.cast(in_page, tl.int64)
+    elif KV_MODE == 1:
         page = tl.load(BLOCK_TABLE + tl.cast(b, tl.int64) * stride_bt + kpos // page_size, mask=kin, other=0)
         base = tl.cast(page, tl.int64)
         row = tl.cast(kpos % page_size, tl.int64)
+    elif BLOCK_ADDR:
+        base = tl.cast(b, tl.int64)
+        row = tl.cast(k_start + start_n, tl.int64)
     else:
         base = tl.cast(b, tl.int64)
         row = tl.cast(k_start + kpos, tl.int64)
@@ -73,6 +90,8 @@ def attn_serve(
     FOLD_SPLITS: tl.constexpr = 1,   # splits' lse the fold loads at once (a power of two)
     FOLD_UNROLL: tl.constexpr = 1,   # the fold's loop over splits' partials unrolled this many times
     D_CHUNK: tl.constexpr = 0,       # > 0: q . k^T by head-dim chunks, Q re-read per chunk (RDNA3: see attn_fwd)
+    DECODE_LOOP: tl.constexpr = False,  # the decode objects' loop: see the loop and _key_rows
+    SCORE_MODS: tl.constexpr = True,    # False: softcap and ALiBi compiled out (the planner sends none)
 ):
     pid_m = tl.program_id(0)
     pid_bh = tl.program_id(1)
@@ -107,6 +126,7 @@ def attn_serve(
     head = hk * group + offs_m % group
     q_rows = Q + tl.cast(b, tl.int64) * stride_qb + tl.cast(q_start + qi, tl.int64) * stride_qs \
         + tl.cast(head, tl.int64) * stride_qh
+    q = 0
     if D_CHUNK == 0:
         q = tl.load(q_rows[:, None] + offs_d[None, :], mask=row_ok[:, None] & dmask[None, :], other=0.0)
     k_head = K + tl.cast(hk, tl.int64) * stride_kh
@@ -131,7 +151,7 @@ def attn_serve(
     vis_n = tl.maximum(tl.minimum(q_diag + wr + 1, sk) - vis_lo, 0)
     qk_scale = softmax_scale * LOG2E
     slope = tl.zeros([BLOCK_M], dtype=tl.float32)
-    if has_alibi != 0:
+    if SCORE_MODS and has_alibi != 0:
         slope = tl.load(ALIBI + tl.cast(b, tl.int64) * stride_ab + head, mask=row_ok, other=0.0) * LOG2E
     m_i = tl.full([BLOCK_M], float("-inf"), dtype=tl.float32)
     l_i = tl.zeros([BLOCK_M], dtype=tl.float32)
@@ -140,42 +160,39 @@ def attn_serve(
             m_i = tl.load(SINKS + head, mask=row_ok, other=0.0) * LOG2E
             l_i = tl.full([BLOCK_M], 1.0, dtype=tl.float32)
     acc = tl.zeros([BLOCK_M, BLOCK_DV], dtype=tl.float32)
-    for start_n in range(s_lo, s_hi, BLOCK_N):
-        kpos = start_n + offs_n
-        kin = kpos < s_hi
-        kv_base, kv_row = _key_rows(kpos, kin, b, k_start, BLOCK_TABLE, stride_bt, page_size, KV_MODE)
-        krow = kv_base * stride_kb + kv_row * stride_ks
-        if D_CHUNK > 0:
-            qk = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
-            offs_c = tl.arange(0, D_CHUNK)
-            for c in range(0, head_dim, D_CHUNK):
-                cm = (c + offs_c) < head_dim
-                q_c = tl.load(q_rows[:, None] + (c + offs_c)[None, :], mask=row_ok[:, None] & cm[None, :], other=0.0)
-                k_c = tl.load(k_head + krow[:, None] + (c + offs_c)[None, :], mask=kin[:, None] & cm[None, :],
-                              other=0.0)
-                qk = tl.dot(q_c, tl.trans(k_c), qk)
-        else:
-            k = tl.load(k_head + krow[:, None] + offs_d[None, :], mask=kin[:, None] & dmask[None, :], other=0.0)
-            qk = tl.dot(q, tl.trans(k))
-        if softcap > 0.0:
-            qk = softcap * LOG2E * (1.0 - 2.0 / (1.0 + tl.math.exp2(qk * (2.0 * LOG2E * softmax_scale / softcap))))
-        else:
-            qk = qk * qk_scale
-        if has_alibi != 0:
-            dist = tl.abs(q_diag[:, None] - kpos[None, :]).to(tl.float32)
-            qk = qk - slope[:, None] * dist
-        vis = (kpos[None, :] - vis_lo[:, None]).to(tl.uint32, bitcast=True) < vis_n[:, None].to(tl.uint32, bitcast=True)
-        qk = tl.where(vis, qk, float("-inf"))
-        m_new = tl.maximum(m_i, tl.max(qk, 1))
-        m_s = tl.where(m_new == float("-inf"), 0.0, m_new)
-        p = tl.math.exp2(qk - m_s[:, None])
-        alpha = tl.math.exp2(m_i - m_s)
-        l_i = l_i * alpha + tl.sum(p, 1)
-        acc = acc * alpha[:, None]
-        vrow = kv_base * stride_vb + kv_row * stride_vs
-        v = tl.load(v_head + vrow[:, None] + offs_dv[None, :], mask=kin[:, None] & dvmask[None, :], other=0.0)
-        acc = tl.dot(p.to(v.dtype), v, acc)
-        m_i = m_new
+    if DECODE_LOOP:
+        # the key blocks every row of the tile sees in full, inside this split's range, run
+        # first without masks (pipelined); the edges [s_lo, mid_lo) and [mid_hi, s_hi) after
+        # them, masked, in one loop of one stage (attn_fwd's _attn_range).  With the key
+        # addressing of _key_rows (BLOCK_ADDR) the middle loop is attn_fwd's decode loop
+        # (notes/serving.md, 2026-11-26, branch issue13d).
+        s_hi_blk = s_lo + tl.maximum(tl.cdiv(s_hi - s_lo, BLOCK_N), 0) * BLOCK_N
+        mid_lo = tl.minimum(tl.maximum(tl.cdiv(tl.maximum(q_hi + off_diag - wl, 0), BLOCK_N) * BLOCK_N, s_lo),
+                            s_hi_blk)
+        mid_hi = tl.minimum(tl.maximum(tl.minimum(q_lo + off_diag + wr + 1, sk), 0) // BLOCK_N,
+                            tl.maximum(s_hi, 0) // BLOCK_N) * BLOCK_N
+        mid_hi = tl.maximum(mid_hi, mid_lo)
+        for start_n in range(mid_lo, mid_hi, BLOCK_N):
+            acc, l_i, m_i = _serve_step(acc, l_i, m_i, q, q_rows, row_ok, k_head, v_head, start_n, offs_n, offs_d,
+                                        offs_dv, dmask, dvmask, s_hi, b, k_start, BLOCK_TABLE, stride_bt, page_size,
+                                        stride_kb, stride_ks, stride_vb, stride_vs, head_dim, vis_lo, vis_n, q_diag,
+                                        slope, qk_scale, softmax_scale, softcap, has_alibi, KV_MODE, D_CHUNK, False, True,
+                                        SCORE_MODS)
+        gap = mid_hi - mid_lo
+        for j in tl.range(s_lo, s_hi_blk - gap, BLOCK_N, num_stages=1):
+            start_n = tl.where(j < mid_lo, j, j + gap)
+            acc, l_i, m_i = _serve_step(acc, l_i, m_i, q, q_rows, row_ok, k_head, v_head, start_n, offs_n, offs_d,
+                                        offs_dv, dmask, dvmask, s_hi, b, k_start, BLOCK_TABLE, stride_bt, page_size,
+                                        stride_kb, stride_ks, stride_vb, stride_vs, head_dim, vis_lo, vis_n, q_diag,
+                                        slope, qk_scale, softmax_scale, softcap, has_alibi, KV_MODE, D_CHUNK, True, True,
+                                        SCORE_MODS)
+    else:
+        for start_n in range(s_lo, s_hi, BLOCK_N):
+            acc, l_i, m_i = _serve_step(acc, l_i, m_i, q, q_rows, row_ok, k_head, v_head, start_n, offs_n, offs_d,
+                                        offs_dv, dmask, dvmask, s_hi, b, k_start, BLOCK_TABLE, stride_bt, page_size,
+                                        stride_kb, stride_ks, stride_vb, stride_vs, head_dim, vis_lo, vis_n, q_diag,
+                                        slope, qk_scale, softmax_scale, softcap, has_alibi, KV_MODE, D_CHUNK, True, False,
+                                        SCORE_MODS)
 
     empty = l_i == 0.0
     out = acc / tl.where(empty, 1.0, l_i)[:, None]
@@ -195,6 +212,89 @@ def attn_serve(
                  mask=row_ok[:, None] & dvmask[None, :])
         if store_lse != 0:
             tl.store(LSE + row_lse, lse, mask=row_ok)
+
+
+@triton.jit
+def _serve_step(acc, l_i, m_i, q, q_rows, row_ok, k_head, v_head, start_n, offs_n, offs_d, offs_dv, dmask, dvmask,
+                s_hi, b, k_start, BLOCK_TABLE, stride_bt, page_size, stride_kb, stride_ks, stride_vb, stride_vs,
+                head_dim, vis_lo, vis_n, q_diag, slope, qk_scale, softmax_scale, softcap, has_alibi,
+                KV_MODE: tl.constexpr, D_CHUNK: tl.constexpr, MASKED: tl.constexpr, BLOCK_ADDR: tl.constexpr,
+                SCORE_MODS: tl.constexpr):
+    """One key block [start_n, start_n + BLOCK_N) of the online softmax (scores in the log2
+    domain).  MASKED: keys at or past s_hi and keys outside a row's [vis_lo, vis_lo + vis_n) are
+    dropped; not MASKED: a block every row sees in full (attn_serve's DECODE_LOOP), no mask
+    arithmetic.  Softcap and ALiBi apply in both, where SCORE_MODS compiles them in (their
+    run-time branches stay out of the plain decode objects' loop)."""
+    kpos = start_n + offs_n
+    if MASKED:
+        kin = kpos < s_hi
+    else:
+        kin = offs_n >= 0
+    kv_base, kv_row = _key_rows(start_n, kpos, kin, b, k_start, BLOCK_TABLE, stride_bt, page_size, KV_MODE, MASKED,
+                                BLOCK_ADDR)
+    blk_addr: tl.constexpr = BLOCK_ADDR and KV_MODE != 1
+    if blk_addr:
+        # one scalar offset for the block, the rows' offsets loop invariant (attn_fwd's form)
+        k_blk = k_head + (kv_base * stride_kb + kv_row * stride_ks)
+        krow = offs_n * stride_ks
+    else:
+        krow = kv_base * stride_kb + kv_row * stride_ks
+    if D_CHUNK > 0:
+        qk = tl.zeros([row_ok.shape[0], offs_n.shape[0]], dtype=tl.float32)
+        offs_c = tl.arange(0, D_CHUNK)
+        for c in range(0, head_dim, D_CHUNK):
+            cm = (c + offs_c) < head_dim
+            q_c = tl.load(q_rows[:, None] + (c + offs_c)[None, :], mask=row_ok[:, None] & cm[None, :], other=0.0)
+            if blk_addr:
+                k_c = tl.load(k_blk + (krow[:, None] + (c + offs_c)[None, :]), mask=kin[:, None] & cm[None, :],
+                              other=0.0)
+            else:
+                k_c = tl.load(k_head + krow[:, None] + (c + offs_c)[None, :], mask=kin[:, None] & cm[None, :],
+                              other=0.0)
+            qk = tl.dot(q_c, tl.trans(k_c), qk)
+    else:
+        if blk_addr:
+            k_ptrs = k_blk + (krow[:, None] + offs_d[None, :])
+        else:
+            k_ptrs = k_head + krow[:, None] + offs_d[None, :]
+        if MASKED:
+            k = tl.load(k_ptrs, mask=kin[:, None] & dmask[None, :], other=0.0)
+        else:
+            k = tl.load(k_ptrs, mask=dmask[None, :], other=0.0)
+        qk = tl.dot(q, tl.trans(k))
+    if SCORE_MODS:
+        if softcap > 0.0:
+            qk = softcap * LOG2E * (1.0 - 2.0 / (1.0 + tl.math.exp2(qk * (2.0 * LOG2E * softmax_scale / softcap))))
+        else:
+            qk = qk * qk_scale
+        if has_alibi != 0:
+            dist = tl.abs(q_diag[:, None] - kpos[None, :]).to(tl.float32)
+            qk = qk - slope[:, None] * dist
+    else:
+        qk = qk * qk_scale
+    if MASKED:
+        vis = (kpos[None, :] - vis_lo[:, None]).to(tl.uint32, bitcast=True) < vis_n[:, None].to(tl.uint32, bitcast=True)
+        qk = tl.where(vis, qk, float("-inf"))
+        m_new = tl.maximum(m_i, tl.max(qk, 1))
+        m_s = tl.where(m_new == float("-inf"), 0.0, m_new)
+    else:
+        m_new = tl.maximum(m_i, tl.max(qk, 1))
+        m_s = m_new
+    p = tl.math.exp2(qk - m_s[:, None])
+    alpha = tl.math.exp2(m_i - m_s)
+    l_i = l_i * alpha + tl.sum(p, 1)
+    acc = acc * alpha[:, None]
+    if blk_addr:
+        v_ptrs = v_head + (kv_base * stride_vb + kv_row * stride_vs) + (offs_n[:, None] * stride_vs + offs_dv[None, :])
+    else:
+        vrow = kv_base * stride_vb + kv_row * stride_vs
+        v_ptrs = v_head + vrow[:, None] + offs_dv[None, :]
+    if MASKED:
+        v = tl.load(v_ptrs, mask=kin[:, None] & dvmask[None, :], other=0.0)
+    else:
+        v = tl.load(v_ptrs, mask=dvmask[None, :], other=0.0)
+    acc = tl.dot(p.to(v.dtype), v, acc)
+    return acc, l_i, m_new
 
 
 @triton.jit
