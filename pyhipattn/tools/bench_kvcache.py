@@ -126,10 +126,10 @@ def format_table(rows: list[dict], copy: dict) -> str:
     lines = [f"copy bandwidth (read + write, same run): {copy['tbs']:.2f} TB/s", head, "-" * len(head)]
     for r in rows:
         kv = f"paged{r['block_size']}" if r["block_size"] else "contig"
-        dense = f"{r['mha_fwd_ms']:.3f}" if "mha_fwd_ms" in r else "-"
+        dense = f"{r['mha_fwd_ms']:.4f}" if "mha_fwd_ms" in r else "-"
         other = "".join(f"  s{s}: {ms:.3f}" for s, ms in r.get("splits_ms", {}).items())
         base = f"  (s{r['splits']})" if "splits" in r else ""
-        lines.append(f"{kv:>9} {r['batch']:>5} {r['context']:>7} {r['ms']:>8.3f} {r['tbs']:>6.2f} "
+        lines.append(f"{kv:>9} {r['batch']:>5} {r['context']:>7} {r['ms']:>8.4f} {r['tbs']:>6.2f} "
                      f"{100 * r['tbs'] / copy['tbs']:>5.0f}% {dense:>10}{base}{other}")
     return "\n".join(lines)
 
@@ -178,8 +178,8 @@ def run(args: argparse.Namespace) -> int:
                   f"{FA3_PAGED_TBS[1]} TB/s (their page size 8)")
     for r in rows:
         if "mha_fwd_ms" in r:
-            print(f"contiguous batch {r['batch']} context {r['context']}: {r['ms']:.3f} ms vs mha_fwd "
-                  f"{r['mha_fwd_ms']:.3f} ms ({r['mha_fwd_ms'] / r['ms']:.2f}x)")
+            print(f"contiguous batch {r['batch']} context {r['context']}: {r['ms']:.4f} ms vs mha_fwd "
+                  f"{r['mha_fwd_ms']:.4f} ms ({r['mha_fwd_ms'] / r['ms']:.3f}x)")
     return 0 if rows and not any(math.isnan(r["tbs"]) for r in rows) else 1
 
 
