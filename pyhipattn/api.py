@@ -15,7 +15,7 @@ default stream; nothing here synchronises the host or allocates outside the stre
 
 from __future__ import annotations
 
-from . import fastpath, outputs, padding, percall, validate
+from . import fastpath, padding, percall, validate
 from .arch import arch_info, canonical_arch
 from .dlpack import view
 from .families.base import Problem
@@ -198,29 +198,15 @@ def _padded_call(fn, q, k, v, extra: tuple, out, problem: Problem, **kw):
 def _execute(backend, problem: Problem, views: dict, device: int, like, out, shapes, stream, fast_key=None):
     """Run the call with ``device`` current; the caller's device is current again after it
     (module loads, scratch and output allocations make the kernels' device current)."""
-    from .runtime import streams
-
     with on_device(backend, device):
-        out_shape, lse_shape = shapes
         dtype = views["q"].dtype
         if out is not None:
-            views["out"] = view(out, argname="out")
-            validate.check_out(views["out"], out_shape, dtype, device, (backend.dlpack_device_type,))
-            if getattr(views["out"], "readonly", False):
-                raise ValueError("out is read-only; pass a writable array")
+            percall.bind_out(backend, views, out, shapes[0], dtype, device)
         percall.check_alignment(views)
         prep = percall.prepared(backend, problem, device)
-        handle = streams.resolve(stream, like=like, device=device)
-        if stream is not None:
-            sdev = backend.stream_device(handle)
-            if sdev is not None and sdev != device:
-                raise ValueError(f"stream belongs to GPU {sdev} but q, k, v are on GPU {device}; pass a stream of GPU {device}")
-        if out is None:
-            out_obj, out_ptr = outputs.empty_like(like, out_shape, dtype, device, handle)
-        else:
-            out_obj, out_ptr = out, views["out"].ptr
-        lse_obj, lse_ptr = (outputs.empty_like(like, lse_shape, "fp32", device, handle)
-                            if problem.return_lse else (None, 0))
+        handle = percall.stream_for(backend, stream, like, device, "q, k, v")
+        out_obj, out_ptr, lse_obj, lse_ptr = percall.outputs_for(like, out, views, shapes, dtype, device, handle,
+                                                                 problem.return_lse)
         ptrs = {name: v.ptr for name, v in views.items()}
         ptrs["out"], ptrs["lse"] = out_ptr, lse_ptr
         percall.launch(prep, pointer_values(ptrs), handle, like,
@@ -229,12 +215,9 @@ def _execute(backend, problem: Problem, views: dict, device: int, like, out, sha
         if fast_key is not None:
             # torch: the output is like q (same shape, contiguous) when dv == d and q is contiguous:
             # then torch.empty_like(q) makes it, cheaper than new_empty(shape); the key fixes both facts
-            like_q = fast_key[0] != "cupy" and tuple(like.shape) == out_shape and like.is_contiguous()
-            fastpath.remember(fast_key, prep, out_shape, lse_shape, like_q)
-        out_obj = outputs.finish(out_obj, handle)
-        if problem.return_lse:
-            return out_obj, outputs.finish(lse_obj, handle)
-        return out_obj
+            like_q = fast_key[0] != "cupy" and tuple(like.shape) == shapes[0] and like.is_contiguous()
+            fastpath.remember(fast_key, prep, shapes[0], shapes[1], like_q)
+        return percall.results(out_obj, lse_obj, handle, problem.return_lse)
 
 
 __all__ = ["mha_fwd", "mha_varlen_fwd", "plan_mha_fwd", "LaunchPlan"]

@@ -19,7 +19,7 @@ synchronisation: not under graph capture) and checks block ids and lengths again
 
 from __future__ import annotations
 
-from . import outputs, percall, validate
+from . import percall, validate
 from .dlpack import view
 from .families import serve
 from .families.base import Problem
@@ -61,27 +61,21 @@ def mha_fwd_kvcache(q, k_cache, v_cache, *, cache_seqlens=None, block_table=None
 def _execute(backend, problem: Problem, views: dict, device: int, like, out, shapes, stream):
     """Run the call with ``device`` current; the caller's device is current again after it
     (module loads, scratch and output allocations make the kernels' device current)."""
-    from .runtime import streams
-
     with on_device(backend, device):
-        out_shape, lse_shape = shapes
         dtype = views["q"].dtype
         if out is not None:
-            views["out"] = view(out, argname="out")
-            validate.check_out(views["out"], out_shape, dtype, device, (backend.dlpack_device_type,))
+            percall.bind_out(backend, views, out, shapes[0], dtype, device)
         percall.check_alignment({"q": views["q"], "k": views["k_cache"], "v": views["v_cache"], "out": views.get("out")})
         prep = percall.prepared(backend, problem, device)
-        handle = streams.resolve(stream, like=like, device=device)
-        out_obj, out_ptr = (outputs.empty_like(like, out_shape, dtype, device, handle) if out is None
-                            else (out, views["out"].ptr))
-        lse_obj, lse_ptr = (outputs.empty_like(like, lse_shape, "fp32", device, handle) if problem.return_lse else (None, 0))
+        handle = percall.stream_for(backend, stream, like, device, "q, k_cache, v_cache")
+        out_obj, out_ptr, lse_obj, lse_ptr = percall.outputs_for(like, out, views, shapes, dtype, device, handle,
+                                                                 problem.return_lse)
         ptr = {n: v.ptr for n, v in views.items()}
         values = (ptr["q"], ptr["k_cache"], ptr["v_cache"], out_ptr, lse_ptr, 0, 0)
         extra = tuple(ptr.get("alibi_slopes" if n == "alibi" else n, 0) for n in SERVING_SLOTS)
         capturing = bool(prep.workspace_bytes) and backend.stream_is_capturing(handle, device)
         percall.launch(prep, values, handle, like, capturing, extra)
-        out_obj = outputs.finish(out_obj, handle)
-        return (out_obj, outputs.finish(lse_obj, handle)) if problem.return_lse else out_obj
+        return percall.results(out_obj, lse_obj, handle, problem.return_lse)
 
 
 # ---- the checks --------------------------------------------------------------------------------

@@ -4,7 +4,7 @@
 (``torch_ops``), the fast paths (``fastpath``) and the XLA handler (``jax``) all need the
 process's GPU backend, the device's (arch, compute units), the dispatch decision of a problem
 and its ``Prepared`` launches, cached per (problem, device), the 16-byte alignment rule of the
-kernels' loads, and one launch routine that gives a split-K call captured into a graph scratch
+kernels' loads, the checks of ``out`` and ``stream``, the output arrays, and one launch routine that gives a split-K call captured into a graph scratch
 the graph owns.  They live here so that none of those modules imports another entry point
 (no import circle: api -> fastpath -> jax -> kvcache -> percall).
 """
@@ -64,6 +64,54 @@ def check_alignment(views: dict) -> None:
         if v is not None and v.ptr % 16:
             raise ValueError(f"{name}'s data pointer 0x{v.ptr:x} is not 16-byte aligned (an offset view?); "
                              f"the kernels load 16 bytes at a time: pass {name}.contiguous() or an aligned view")
+
+
+def bind_out(backend, views: dict, out, shape: tuple[int, ...], dtype: str, device: int) -> None:
+    """Check the caller's ``out`` (shape ``shape``, ``dtype``, on ``device``, writable) and put its view in
+    ``views["out"]``; ValueError / TypeError naming ``out`` otherwise."""
+    from . import validate
+    from .dlpack import view
+
+    views["out"] = view(out, argname="out")
+    validate.check_out(views["out"], shape, dtype, device, (backend.dlpack_device_type,))
+    if getattr(views["out"], "readonly", False):
+        raise ValueError("out is read-only; pass a writable array")
+
+
+def stream_for(backend, stream, like, device: int, arrays: str) -> int:
+    """The stream handle to launch on (``streams.resolve``); ValueError when the caller's ``stream``
+    belongs to another GPU than ``device``, where ``arrays`` (e.g. "q, k, v") live."""
+    from .runtime import streams
+
+    handle = streams.resolve(stream, like=like, device=device, backend=backend)
+    if stream is not None:
+        sdev = backend.stream_device(handle)
+        if sdev is not None and sdev != device:
+            raise ValueError(f"stream belongs to GPU {sdev} but {arrays} are on GPU {device}; "
+                             f"pass a stream of GPU {device}")
+    return handle
+
+
+def outputs_for(like, out, views: dict, shapes: tuple, dtype: str, device: int, stream: int,
+                return_lse: bool) -> tuple:
+    """(out object, out pointer, lse object, lse pointer): the caller's ``out`` (bound by
+    :func:`bind_out`) or a new array like ``like`` of ``shapes[0]`` / ``dtype``, and with ``return_lse``
+    a new fp32 array of ``shapes[1]`` (else (None, 0)), allocated in stream order on ``stream``."""
+    from . import outputs
+
+    out_shape, lse_shape = shapes
+    out_obj, out_ptr = (outputs.empty_like(like, out_shape, dtype, device, stream) if out is None
+                        else (out, views["out"].ptr))
+    lse_obj, lse_ptr = (outputs.empty_like(like, lse_shape, "fp32", device, stream) if return_lse else (None, 0))
+    return out_obj, out_ptr, lse_obj, lse_ptr
+
+
+def results(out_obj, lse_obj, stream: int, return_lse: bool):
+    """The call's return value: out, or (out, lse), handed to their framework (``outputs.finish``)."""
+    from . import outputs
+
+    out_obj = outputs.finish(out_obj, stream)
+    return (out_obj, outputs.finish(lse_obj, stream)) if return_lse else out_obj
 
 
 def launch(prep: Prepared, values: tuple, stream: int, like, capturing: bool, extra: tuple = ()) -> None:

@@ -234,6 +234,15 @@ out2 = pyhipattn.mha_fwd_kvcache(q, kc2, vc2, cache_seqlens=lens // 2, alibi_slo
 ro2 = attention_kvcache_ref(q, kc2, vc2, lens // 2, alibi_slopes=slopes)[0]
 print("err2", rel_error(out2, ro2))
 assert rel_error(out2, ro2) < 1e-2
+# a read-only out is refused before any launch (percall.bind_out, as for mha_fwd)
+ro = np.empty_like(out2); ro.flags.writeable = False
+try:
+    pyhipattn.mha_fwd_kvcache(q, kc2, vc2, cache_seqlens=lens // 2, alibi_slopes=slopes, out=ro)
+except ValueError as e:
+    assert "read-only" in str(e), e
+    print("refused read-only out")
+else:
+    raise AssertionError("a read-only out was not refused")
 # check_inputs catches a bad block id and a length beyond the cache
 bad = bt.copy(); bad[2, 3] = pages + 5
 for kw, what in ((dict(block_table=bad, cache_seqlens=lens), "block_table[2, 3]"),
@@ -277,7 +286,7 @@ def test_mha_fwd_kvcache_runs_on_the_emulator(arch, require_tool):
     env = dict(os.environ, PYHIPATTN_PLATFORM="emulate", PYHIPATTN_EMULATE_ARCH=arch)
     proc = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, env=env, timeout=900)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "kvcache ok" in proc.stdout and proc.stdout.count("refused") == 2
+    assert "kvcache ok" in proc.stdout and proc.stdout.count("refused") == 3
 
 
 def test_torch_kvcache_op_has_a_fake_implementation():
