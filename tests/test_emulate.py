@@ -1,7 +1,7 @@
 """The AMD code objects run on the CPU emulator and match the reference (issue 9).
 
 Every AMD family on every arch it ships for runs its emulated numeric sweep
-(``pyhipattn.emulate.sweep``): outputs poisoned with NaN, compared with ``reference.py`` in
+(``pyhipattn.tools.emulated_sweep``): outputs poisoned with NaN, compared with ``reference.py`` in
 float64.  AITER's ASM v3 objects run through our asm_v3 packing.  ``pyhipattn check
 --emulate`` passes on the shipped object and fails, naming the case, on a deliberately broken
 one.  Instruction-level tests live in ``tests/test_emulate_isa_*.py``.
@@ -30,13 +30,13 @@ def _tools(require_tool):
 
 
 def _sweep():
-    from pyhipattn.emulate import sweep
+    from pyhipattn.tools import emulated_sweep as sweep
 
     return sweep
 
 
 def _pairs():
-    from pyhipattn.emulate.sweep import FAMILY_ARCHES
+    from pyhipattn.tools.emulated_sweep import FAMILY_ARCHES
 
     return [(f, a) for f, arches in FAMILY_ARCHES.items() for a in arches]
 

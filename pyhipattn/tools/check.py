@@ -12,7 +12,7 @@ Numeric (NVIDIA GPU present, not ``--static-only``): the randomized ``mha_fwd`` 
 ``pyhipattn.tools.sweep`` with the code objects found under PATH in place of the shipped ones.
 
 Emulated (``--emulate``, no GPU needed): every AMD attention object under PATH runs the
-numeric sweep of ``pyhipattn.emulate.sweep`` on the CPU emulator in place of its shipped
+numeric sweep of ``pyhipattn.tools.emulated_sweep`` on the CPU emulator in place of its shipped
 counterpart; a failing case fails the check (exit 1) and is named.
 """
 
@@ -153,7 +153,7 @@ def run_check(args) -> int:
     rows, problems = static_check(paths, progress=lambda line: print(line, file=sys.stderr, flush=True))
     numeric = emulated = None
     if getattr(args, "emulate", False):
-        from ..emulate.sweep import emulated_check
+        from .emulated_sweep import emulated_check
 
         print(f"emulated sweep of the AMD objects under {' '.join(paths)} ({args.emulate_cases} cases per family; "
               "progress on stderr)", file=sys.stderr)
@@ -179,7 +179,7 @@ def run_check(args) -> int:
         if unchecked:
             print(f"matrix instructions not checked for {len(unchecked)} kernels: {unchecked[0]['isa_unchecked']}")
         if emulated is not None:
-            from ..emulate.sweep import format_table
+            from .emulated_sweep import format_table
 
             print(format_table(emulated["results"]))
             for line in emulated["skipped"]:

@@ -20,7 +20,7 @@ from ..arch import arch_info, canonical_arch
 from ..families import serve
 from ..families.base import Problem
 from ..runtime.memory import COUNTER_BYTES
-from .executor import launch as run_kernel
+from ..emulate.executor import launch as run_kernel
 
 
 @dataclass(frozen=True)
@@ -80,7 +80,7 @@ def _strides(a: np.ndarray) -> tuple[int, int, int]:
 
 def run_serve_case(c: ServeCase, arch: str, scratch, result, overrides=None, kernels_root=None) -> None:
     """Fill ``result`` (a sweep CaseResult) for ``c`` on ``arch``; ``scratch`` registers host arrays."""
-    from .objects import NP_DTYPES, code_object
+    from .emulated_objects import NP_DTYPES, code_object
 
     arch = canonical_arch(arch)
     rng = np.random.default_rng(5000 + c.seed)

@@ -1,5 +1,5 @@
 """The inputs an emulated sweep runs with: NumPy dtypes of the API's dtype names, and the
-code objects of plans, parsed once per file version (shared by ``sweep`` and ``sweep_serve``)."""
+code objects of plans, parsed once per file version (shared by ``emulated_sweep`` and ``emulated_sweep_serve``)."""
 
 from __future__ import annotations
 

@@ -26,10 +26,10 @@ from .. import dispatch, reference, validate
 from ..arch import arch_info, canonical_arch
 from ..families.base import Problem
 from ..runtime.memory import COUNTER_BYTES
-from .executor import LaunchStats
-from .executor import launch as run_kernel
-from .memory import regions
-from .objects import NP_DTYPES, code_object
+from ..emulate.executor import LaunchStats
+from ..emulate.executor import launch as run_kernel
+from ..emulate.memory import regions
+from .emulated_objects import NP_DTYPES, code_object
 
 #: The AMD families and the arches each ships code objects for.
 FAMILY_ARCHES: dict[str, tuple[str, ...]] = {
@@ -90,7 +90,7 @@ def make_cases(family: str, arch: str, n: int = 16, seed: int = 2026, head_dims:
     """Small cases covering what ``family`` runs on ``arch``: decode and prefill tiles, causal,
     windows, GQA/MQA, odd KV tails, forced splits, both dtypes, the family's head dims."""
     if family == "serve":
-        from .sweep_serve import make_serve_cases
+        from .emulated_sweep_serve import make_serve_cases
 
         return make_serve_cases(arch, n, seed)
     rng = random.Random(f"{seed}-{family}-{arch}")
@@ -199,7 +199,7 @@ def run_case(c: Case, family: str, arch: str, compute_units: int | None = None,
 
 
 def _run_serve(c, arch: str, res: CaseResult, overrides, kernels_root) -> CaseResult:
-    from .sweep_serve import run_serve_case
+    from .emulated_sweep_serve import run_serve_case
 
     scratch = _Scratch()
     try:
