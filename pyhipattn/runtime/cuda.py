@@ -126,11 +126,7 @@ class CudaBackend(DriverBackend):
 
     def make_current(self, device: int) -> None:
         """Make ``device``'s primary context current on this thread (no-op when it is)."""
-        ctx = self._ctx_int.get(device)
-        if ctx is None:
-            ctx = self._retain(self._check_index(device))
-        if self._current_context() != ctx:
-            self.call("cuCtxSetCurrent", self._ctx_obj[device])
+        self.enter(device)
 
     def enter(self, device: int) -> int | None:
         """Make ``device``'s primary context current for a call into pyhipattn and return what

@@ -87,8 +87,7 @@ class HipBackend(DriverBackend):
         return int(self.call("hipGetDevice"))
 
     def make_current(self, device: int) -> None:
-        if self.current_device() != device:
-            self.call("hipSetDevice", self._check_index(device))
+        self.enter(device)
 
     def enter(self, device: int) -> int | None:
         """Make ``device`` current for a call into pyhipattn; returns the caller's device for

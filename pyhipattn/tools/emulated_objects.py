@@ -1,5 +1,6 @@
-"""The inputs an emulated sweep runs with: NumPy dtypes of the API's dtype names, and the
-code objects of plans, parsed once per file version (shared by ``emulated_sweep`` and ``emulated_sweep_serve``)."""
+"""The inputs an emulated sweep runs with: NumPy dtypes of the API's dtype names, the code objects
+of plans, parsed once per file version, and the run of a case's plans on the emulator (shared by
+``emulated_sweep`` and ``emulated_sweep_serve``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import ml_dtypes
 import numpy as np
 
 from .. import codeobj
+from ..emulate.executor import launch as run_kernel
 from ..kernels_dir import kernels_dir
 
 NP_DTYPES = {"bf16": ml_dtypes.bfloat16, "fp16": np.float16}
@@ -37,3 +39,16 @@ def code_object(path: str, arch: str, kernels_root: str | None, overrides: dict[
     if co is None:
         co = _CO_CACHE[key] = codeobj.read_for_arch(str(p), arch)
     return co
+
+
+def run_plans(plans, pointers: dict[str, int], arch: str, kernels_root: str | None,
+              overrides: dict[str, Path] | None = None) -> int:
+    """Bind each of ``plans`` to ``pointers`` (slot name -> host address) and run it on the emulator,
+    in order; returns the wave instructions executed."""
+    waves = 0
+    for pl in plans:
+        bound = pl.bind(pointers)
+        st = run_kernel(code_object(pl.code_object, arch, kernels_root, overrides), pl.kernel, bound.grid,
+                        bound.block, bound.kernargs, bound.shared_mem)
+        waves += st.wave_instructions
+    return waves

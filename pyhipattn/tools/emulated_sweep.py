@@ -26,10 +26,8 @@ from .. import dispatch, reference, validate
 from ..arch import arch_info, canonical_arch
 from ..families.base import Problem
 from ..runtime.memory import COUNTER_BYTES
-from ..emulate.executor import LaunchStats
-from ..emulate.executor import launch as run_kernel
 from ..emulate.memory import regions
-from .emulated_objects import NP_DTYPES, code_object
+from .emulated_objects import NP_DTYPES, run_plans
 
 #: The AMD families and the arches each ships code objects for.
 FAMILY_ARCHES: dict[str, tuple[str, ...]] = {
@@ -171,7 +169,6 @@ def run_case(c: Case, family: str, arch: str, compute_units: int | None = None,
     dv = c.dv or c.d
     scratch = _Scratch()
     t0 = time.perf_counter()
-    stats = LaunchStats()
     try:
         q = scratch.array(rng.standard_normal((c.b, c.sq, c.hq, c.d)).astype(dt))
         k = scratch.array(rng.standard_normal((c.b, c.sk, c.hk, c.d)).astype(dt))
@@ -182,13 +179,8 @@ def run_case(c: Case, family: str, arch: str, compute_units: int | None = None,
         ws = scratch.array(np.zeros(COUNTER_BYTES + ws_bytes + 256, np.uint8))
         pointers = {"q": q.ctypes.data, "k": k.ctypes.data, "v": v.ctypes.data, "out": out.ctypes.data,
                     "lse": lse.ctypes.data, "workspace": ws.ctypes.data + COUNTER_BYTES}
-        for pl in plans:
-            co = code_object(pl.code_object, arch, kernels_root, overrides)
-            bound = pl.bind(pointers)
-            st = run_kernel(co, pl.kernel, bound.grid, bound.block, bound.kernargs, bound.shared_mem)
-            stats.wave_instructions += st.wave_instructions
+        res.wave_instructions = run_plans(plans, pointers, arch, kernels_root, overrides)
         res.seconds = time.perf_counter() - t0
-        res.wave_instructions = stats.wave_instructions
         res.failure = _compare(res, c, q, k, v, out, lse)
     except Exception as e:   # an emulated fault or unknown instruction is this case's failure
         res.seconds = time.perf_counter() - t0

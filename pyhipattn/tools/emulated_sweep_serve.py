@@ -20,7 +20,6 @@ from ..arch import arch_info, canonical_arch
 from ..families import serve
 from ..families.base import Problem
 from ..runtime.memory import COUNTER_BYTES
-from ..emulate.executor import launch as run_kernel
 
 
 @dataclass(frozen=True)
@@ -80,7 +79,7 @@ def _strides(a: np.ndarray) -> tuple[int, int, int]:
 
 def run_serve_case(c: ServeCase, arch: str, scratch, result, overrides=None, kernels_root=None) -> None:
     """Fill ``result`` (a sweep CaseResult) for ``c`` on ``arch``; ``scratch`` registers host arrays."""
-    from .emulated_objects import NP_DTYPES, code_object
+    from .emulated_objects import NP_DTYPES, run_plans
 
     arch = canonical_arch(arch)
     rng = np.random.default_rng(5000 + c.seed)
@@ -134,11 +133,7 @@ def run_serve_case(c: ServeCase, arch: str, scratch, result, overrides=None, ker
                 workspace=ws.ctypes.data + COUNTER_BYTES)
     k0, v0 = kc.copy(), vc.copy()
     t0 = time.perf_counter()
-    for pl in plans:
-        co = code_object(pl.code_object, arch, kernels_root, overrides)
-        bound = pl.bind(ptrs)
-        st = run_kernel(co, pl.kernel, bound.grid, bound.block, bound.kernargs, bound.shared_mem)
-        result.wave_instructions += st.wave_instructions
+    result.wave_instructions += run_plans(plans, ptrs, arch, kernels_root, overrides)
     result.seconds = time.perf_counter() - t0
     nan = int(np.isnan(out.astype(np.float32)).sum())
     if nan:

@@ -57,5 +57,5 @@ mkdir -p "$dest"
 cp "$tmp/a.cubin" "$dest/hopper_fwd.cubin"
 python3 "$src/make_manifest.py" sm_90a "$dest" "$STAGES_D64" "$STAGES_D128" "$NWG_D64" "$Q_STAGES" \
   "q_stages_d128=$Q_STAGES_D128" "tma_d64=$TMA_D64" "tma_d128=$TMA_D128" "bn_d128=$BN_D128" "regs_2wg=$REGS_2WG" \
-  "bn_d256=$BN_D256" "d96_compute=$D96_COMPUTE" "dyn_causal=$DYN_CAUSAL" "l2_section_kb=$L2_SECTION_KB" "dyn_d96=$DYN_D96"
+  "bn_d256=$BN_D256" "d96_compute=$D96_COMPUTE" "dyn_causal=$DYN_CAUSAL" "l2_section_kb=$L2_SECTION_KB"
 echo "hopper: $dest/hopper_fwd.cubin ($(stat -c %s "$dest/hopper_fwd.cubin") bytes), stages d64 $STAGES_D64 d128 $STAGES_D128, d64 warpgroups $NWG_D64, Q buffers $Q_STAGES (d128 $Q_STAGES_D128), TMA d64 $TMA_D64 d128 $TMA_D128, BN d128 $BN_D128 (+176 kernels: $BN176_D128), setmaxnreg $REGS_2WG, BN d256 $BN_D256, d96 compute $D96_COMPUTE, dynamic causal $DYN_CAUSAL, L2 sections $L2_SECTION_KB KiB"

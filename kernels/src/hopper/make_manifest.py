@@ -9,8 +9,8 @@ warpgroups, e.g. ``40/232``), ``bn_d256`` (key block of the d256 kernels, defaul
 width the d96 kernels' GEMMs compute: 96, or 128 over zero-filled columns; default 96), ``dyn_causal`` (0 / 1:
 the d128 TMA kernels with 128-key blocks deal causal tiles out dynamically, with a tile counter just below
 ``tmaps``, and split setmaxnreg 32 / 232), ``l2_section_kb`` (causal tile order in sections of heads whose
-K + V fit that many KiB; 0: none), ``dyn_d96`` (1: the build has the
-``hopper_fwd_<dtype>_d96_dyn`` kernels, d96 with the dynamic causal schedule).
+K + V fit that many KiB; 0: none).  ``hopper_fwd_<dtype>_d96_dyn`` kernels (HOPPER_DYN_D96) are
+the d96 tile with the dynamic causal schedule; their name says so.
 The d96 and d256 kernels always load with TMA and run two consumer warpgroups and 2 stages; d96 keeps two
 Q buffers and 128-key blocks, d256 one Q buffer.
 
@@ -64,7 +64,7 @@ TMAP_ALIGN = 128
 def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_stages: str, *opts: str) -> None:
     kv = dict(o.split("=", 1) for o in opts)
     unknown = set(kv) - {"tma_d64", "tma_d128", "bn_d128", "q_stages_d128", "regs_2wg", "bn_d256", "d96_compute",
-                         "dyn_causal", "l2_section_kb", "dyn_d96"}
+                         "dyn_causal", "l2_section_kb"}
     if unknown:
         raise SystemExit(f"make_manifest: unknown option(s) {sorted(unknown)}")
     qs = {64: int(q_stages), 96: 2, 128: int(kv.get("q_stages_d128", q_stages)), 256: 1}
@@ -116,8 +116,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
         })
         if d in compute:
             objects[-1]["compute_dim"] = compute[d]
-        # hopper_fwd.cu's DYN: the d128 TMA kernels with 128-key blocks (d96 / d256 not yet timed with it)
-        # (the _dyn siblings: the same tile with the dynamic causal schedule)
+        # hopper_fwd.cu's DYN: the d128 TMA kernels with 128-key blocks, and the _dyn siblings
         dyn = uses_tma and dyn_causal and bn != BN176["block_n"] and (d == 128 or m[3] == "_dyn")
         if uses_tma:
             objects[-1]["tma"] = {"bytes_per_cta": TMAP_BYTES_PER_CTA, "align": TMAP_ALIGN}
