@@ -73,7 +73,27 @@ def test_sm90a_paged_decode_tile_keeps_two_kv_buffers():
     for dt in serve.DTYPES:
         paged, contig = by_name[f"fwd_{dt}_d128_paged_decode"], by_name[f"fwd_{dt}_d128_contig_decode"]
         assert (paged["block_n"], paged["num_stages"], contig["block_n"], contig["num_stages"]) == (128, 5, 64, 3)
-        assert (paged["options"]["FOLD_SPLITS"], paged["options"]["FOLD_UNROLL"]) == serve.DECODE_FOLD["sm_90a"][128]
+        opts = paged["options"]
+        assert (opts["FOLD_SPLITS"], opts["FOLD_UNROLL"], opts["FOLD_CHUNK"]) == serve.DECODE_FOLD["sm_90a"][128]
+
+
+def test_sm90a_d128_decode_objects_fold_online_and_no_other_does():
+    """sm_90a's d128 decode objects fold the split-K partials in one online pass, 8 splits per
+    load (the 4-warp split twins 4: 8 needed a stack frame); every other object of every arch
+    keeps the two-pass fold (FOLD_CHUNK 0), so its bytes did not change (notes/serving.md,
+    issue13e)."""
+    from pyhipattn.families import serve
+
+    for arch in serve.ARCHES:
+        objs = serve.manifest(arch)["by_name"]
+        for v in serve.variants(arch):
+            if v["role"] != "fwd":
+                continue
+            chunk = objs[v["name"]]["options"]["FOLD_CHUNK"]
+            assert chunk == v["fold_chunk"], (arch, v["name"])
+            online = arch == "sm_90a" and v["head_dim_class"] == 128 and "_decode" in v["name"]
+            want = (4 if v["name"].endswith("_contig_decode_split") else 8) if online else 0
+            assert chunk == want, (arch, v["name"], chunk)
 
 
 

@@ -88,13 +88,22 @@ PAGED_DECODE_TILES: dict[str, dict[int, tuple[int, int, int, int]]] = {
 SPLIT_DECODE_TILES: dict[str, dict[tuple[int, int], tuple[int, int, int, int]]] = {
     "sm_90a": {(0, 128): (16, 64, 4, 3)},
 }
-#: the split-K fold's loads (kernel constexprs FOLD_SPLITS, FOLD_UNROLL) per decode tile: every
-#: split's lse in chunks of FOLD_SPLITS and the partials' loop unrolled FOLD_UNROLL times, fewer
-#: serial memory latencies in the launch's tail.  sm_90a d128 only: on the H100 d64 ran 1-5%
-#: slower with (32, 2) than with (1, 1), and d256 paged reached 255 registers at (32, 2)
-#: (notes/serving.md).  Every other object folds one split per step, (1, 1).
-DECODE_FOLD: dict[str, dict[int, tuple[int, int]]] = {
-    "sm_90a": {128: (32, 4)},
+#: the split-K fold's loads (kernel constexprs FOLD_SPLITS, FOLD_UNROLL, FOLD_CHUNK) per decode
+#: tile.  FOLD_CHUNK > 0: one online pass over the splits, FOLD_CHUNK splits' lse and partials per
+#: load (two when the launch has at most two splits), the other two unused; else every split's
+#: lse in chunks of FOLD_SPLITS, then the partials' loop unrolled FOLD_UNROLL times.  The fold is
+#: the launch's serial tail.  sm_90a d128: chunks of 8 (8-warp objects; SPLIT_FOLD_CHUNK for the
+#: 4-warp split twins, where 8 needed a stack frame).  On the H100 (notes/serving.md, 2026-11-26,
+#: issue13e) the online fold took paged decode at batch 1 / 64k from 86.0% to 87.8% of copy and
+#: the 4-warp contiguous twin from 0.998x to 1.004x mha_fwd at batch 8 / 8k (2 splits) and from
+#: 0.999x to 1.012x at batch 1 / 128k (16 splits), where the two-pass (32, 4) fold cost three
+#: dependent loads at two splits.  d64 ran 1-5% slower with (32, 2) than with (1, 1, 0), and d256
+#: paged reached 255 registers at (32, 2); every other object folds one split per step.
+DECODE_FOLD: dict[str, dict[int, tuple[int, int, int]]] = {
+    "sm_90a": {128: (32, 4, 8)},
+}
+SPLIT_FOLD_CHUNK: dict[str, dict[tuple[int, int], int]] = {
+    "sm_90a": {(0, 128): 4},
 }
 
 
@@ -149,21 +158,22 @@ def variants(arch: str) -> list[dict]:
             for mode in range(3):
                 out.append(dict(name=variant_name(dt, hdc, mode), role="fwd", dtype=dt, head_dim_class=hdc,
                                 kv_mode=mode, block_m=bm, block_n=bn, num_warps=nw, num_stages=ns,
-                                fold_splits=1, fold_unroll=1, decode_loop=False, score_mods=True))
+                                fold_splits=1, fold_unroll=1, fold_chunk=0, decode_loop=False, score_mods=True))
                 if arch in DECODE_TILES:
                     dm, dn, dw, ds = decode_tile(arch, hdc, mode)
-                    fs, fu = DECODE_FOLD.get(arch, {}).get(hdc, (1, 1))
+                    fs, fu, fc = DECODE_FOLD.get(arch, {}).get(hdc, (1, 1, 0))
                     for mods in (False, True):
                         out.append(dict(name=variant_name(dt, hdc, mode, True, mods), role="fwd", dtype=dt,
                                         head_dim_class=hdc, kv_mode=mode, block_m=dm, block_n=dn, num_warps=dw,
-                                        num_stages=ds, fold_splits=fs, fold_unroll=fu, decode_loop=DECODE_LOOP,
-                                        score_mods=mods))
+                                        num_stages=ds, fold_splits=fs, fold_unroll=fu, fold_chunk=fc,
+                                        decode_loop=DECODE_LOOP, score_mods=mods))
                     if (mode, hdc) in SPLIT_DECODE_TILES.get(arch, {}):
                         sm, sn, sw, ss = SPLIT_DECODE_TILES[arch][(mode, hdc)]
                         out.append(dict(name=variant_name(dt, hdc, mode, True, split=True), role="fwd", dtype=dt,
                                         head_dim_class=hdc, kv_mode=mode, block_m=sm, block_n=sn, num_warps=sw,
-                                        num_stages=ss, fold_splits=fs, fold_unroll=fu, decode_loop=DECODE_LOOP,
-                                        score_mods=False))
+                                        num_stages=ss, fold_splits=fs, fold_unroll=fu,
+                                        fold_chunk=SPLIT_FOLD_CHUNK.get(arch, {}).get((mode, hdc), fc),
+                                        decode_loop=DECODE_LOOP, score_mods=False))
     bt, bd, nw, ns = APPEND_TILE
     for mode in (0, 1):
         out.append(dict(name=f"append_{MODE_NAMES[mode]}", role="append", dtype="b16", head_dim_class=0,

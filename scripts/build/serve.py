@@ -106,8 +106,8 @@ def compile_one(job: dict) -> dict:
         d_chunk = D_CHUNK.get(hdc, 0) if job["arch"].startswith("gfx1") else 0   # RDNA: as portable's gfx1100
         constexprs = dict(BLOCK_M=v["block_m"], BLOCK_N=v["block_n"], BLOCK_D=hdc, BLOCK_DV=hdc,
                           KV_MODE=v["kv_mode"], FOLD_COUNTERS=SPLIT_COUNTERS, D_CHUNK=d_chunk,
-                          FOLD_SPLITS=v["fold_splits"], FOLD_UNROLL=v["fold_unroll"], DECODE_LOOP=v["decode_loop"],
-                          SCORE_MODS=v["score_mods"])
+                          FOLD_SPLITS=v["fold_splits"], FOLD_UNROLL=v["fold_unroll"], FOLD_CHUNK=v["fold_chunk"],
+                          DECODE_LOOP=v["decode_loop"], SCORE_MODS=v["score_mods"])
     backend, arch_id, warp = TARGETS[job["arch"]]
     t0 = time.time()
     src = triton.compiler.ASTSource(fn=fn, signature=sig, constexprs=constexprs, attrs=attrs_for(fn, sig))
@@ -120,8 +120,8 @@ def compile_one(job: dict) -> dict:
         global_scratch_size=getattr(md, "global_scratch_size", 0) or 0,
         profile_scratch_size=getattr(md, "profile_scratch_size", 0) or 0,
         signature=sig, asm=k.asm.get("ptx") or k.asm.get("amdgcn"),
-        options={k: constexprs[k] for k in ("FOLD_COUNTERS", "D_CHUNK", "FOLD_SPLITS", "FOLD_UNROLL", "DECODE_LOOP",
-                                                  "SCORE_MODS")
+        options={k: constexprs[k] for k in ("FOLD_COUNTERS", "D_CHUNK", "FOLD_SPLITS", "FOLD_UNROLL", "FOLD_CHUNK",
+                                            "DECODE_LOOP", "SCORE_MODS")
                  if k in constexprs},
     )
 

@@ -211,3 +211,47 @@ def test_kvcache_decode_block_edges_match_reference(case):
     fin = np.isfinite(rl)
     assert np.array_equal(np.isneginf(lse), np.isneginf(rl))
     assert np.allclose(lse[fin], rl[fin], rtol=1e-3, atol=2e-3)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("page", [0, 16, 64])
+@pytest.mark.parametrize("splits", [2, 3, 9, 16])
+@pytest.mark.parametrize("feature", ["none", "sinks", "softcap_sinks"])
+def test_kvcache_decode_online_fold_matches_reference(page, splits, feature):
+    """The online split-K fold of the sm_90a d128 decode objects (FOLD_CHUNK: 8 splits per load,
+    4 in the contiguous split twin, 2 when a launch has two splits): 2 splits, a part-filled
+    chunk (3), one full chunk plus one (9), two chunks (16); lengths 0 / 1 around the blocks, so
+    some splits have no key at all; with sinks (the fold adds them) and softcap (the 8-warp
+    ``_decode_mods`` object)."""
+    g = torch.Generator(device="cpu").manual_seed(1300 + page * 7 + splits * 3 + len(feature))
+    b, hq, hk, d, cap = 7, 32, 8, 128, 2048
+    lens = torch.tensor([0, 1, 63, 129, 700, 1500, cap], dtype=torch.int32)
+    if page:
+        per_seq = cap // page
+        pages = b * per_seq + 3
+        kc = torch.randn(pages, page, hk, d, generator=g).to(torch.bfloat16)
+        vc = torch.randn(pages, page, hk, d, generator=g).to(torch.bfloat16)
+        bt = torch.randperm(pages, generator=g)[:b * per_seq].reshape(b, per_seq).to(torch.int32)
+    else:
+        kc = torch.randn(b, cap, hk, d, generator=g).to(torch.bfloat16)
+        vc = torch.randn(b, cap, hk, d, generator=g).to(torch.bfloat16)
+        bt = None
+    q = torch.randn(b, 1, hq, d, generator=g).to(torch.bfloat16)
+    sinks = torch.randn(hq, generator=g) * 2 if feature != "none" else None
+    softcap = 20.0 if feature == "softcap_sinks" else 0.0
+    dev = lambda t: None if t is None else t.cuda()  # noqa: E731
+    out = torch.full((b, 1, hq, d), float("nan"), device="cuda", dtype=torch.bfloat16)
+    _, lse = pyhipattn.mha_fwd_kvcache(dev(q), dev(kc), dev(vc), cache_seqlens=dev(lens), block_table=dev(bt),
+                                       causal=True, softcap=softcap, sinks=dev(sinks), return_lse=True,
+                                       num_splits=splits, out=out)
+    torch.cuda.synchronize()
+    assert not torch.isnan(out).any(), "unwritten output"
+    f = lambda t: None if t is None else t.float().numpy()  # noqa: E731
+    ro, rl, _, _ = attention_kvcache_ref(f(q), f(kc), f(vc), lens.numpy(),
+                                         block_table=None if bt is None else bt.numpy(), causal=True, softcap=softcap,
+                                         sinks=f(sinks))
+    assert rel_error(out.float().cpu().numpy(), ro) <= TOL["bf16"]
+    lse = lse.cpu().numpy()
+    fin = np.isfinite(rl)
+    assert np.array_equal(np.isneginf(lse), np.isneginf(rl))
+    assert np.allclose(lse[fin], rl[fin], rtol=1e-3, atol=2e-3)

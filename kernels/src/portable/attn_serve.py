@@ -22,7 +22,8 @@ out = sum_j exp(x_j - m) v_j / (sum_j exp(x_j - m) + exp(s - m)), lse = log(sum 
 A row that sees no key gives out 0 and lse = s (-inf without a sink).
 Split-K (num_splits > 1): as attn_fwd, split g takes a contiguous share of the key blocks its
 row tile sees (computed from the sequence's own length), writes fp32 partials to WORKSPACE, and
-the last split of the row tile to arrive folds them, adding the sink once (_fold_splits).
+the last split of the row tile to arrive folds them, adding the sink once (_fold_splits; the
+decode objects that set FOLD_CHUNK fold in one online pass, _fold_chunked).
 
 kv_append: copies k_new / v_new (b, n_new, hk, d) into the caches at positions
 cache_seqlens[b] .. + n_new (paged through the block table), before attn_serve reads them; the
@@ -89,6 +90,7 @@ def attn_serve(
     KV_MODE: tl.constexpr, FOLD_COUNTERS: tl.constexpr,
     FOLD_SPLITS: tl.constexpr = 1,   # splits' lse the fold loads at once (a power of two)
     FOLD_UNROLL: tl.constexpr = 1,   # the fold's loop over splits' partials unrolled this many times
+    FOLD_CHUNK: tl.constexpr = 0,    # > 0: the online fold, FOLD_CHUNK splits per load (_fold_chunked)
     D_CHUNK: tl.constexpr = 0,       # > 0: q . k^T by head-dim chunks, Q re-read per chunk (RDNA3: see attn_fwd)
     DECODE_LOOP: tl.constexpr = False,  # the decode objects' loop: see the loop and _key_rows
     SCORE_MODS: tl.constexpr = True,    # False: softcap and ALiBi compiled out (the planner sends none)
@@ -206,7 +208,7 @@ def attn_serve(
         ws_lse = WORKSPACE + tl.cast(num_splits, tl.int64) * ws_split_rows * head_dim_v
         tl.store(ws_lse + ws_row, lse, mask=row_ok)
         _fold_splits(WORKSPACE, OUT, LSE, SINKS, head, row_lse, o_rows, row_ok, offs_dv, dvmask, ws_split_rows,
-                     head_dim_v, num_splits, store_lse, has_sinks, FOLD_COUNTERS, FOLD_SPLITS, FOLD_UNROLL)
+                     head_dim_v, num_splits, store_lse, has_sinks, FOLD_COUNTERS, FOLD_SPLITS, FOLD_UNROLL, FOLD_CHUNK)
     else:
         tl.store(OUT + o_rows[:, None] + offs_dv[None, :], out.to(OUT.dtype.element_ty),
                  mask=row_ok[:, None] & dvmask[None, :])
@@ -300,19 +302,30 @@ def _serve_step(acc, l_i, m_i, q, q_rows, row_ok, k_head, v_head, start_n, offs_
 @triton.jit
 def _fold_splits(WORKSPACE, OUT, LSE, SINKS, head, row_lse, o_rows, row_ok, offs_dv, dvmask, ws_split_rows,
                  head_dim_v, num_splits, store_lse, has_sinks, COUNTERS: tl.constexpr, FOLD_SPLITS: tl.constexpr,
-                 FOLD_UNROLL: tl.constexpr):
+                 FOLD_UNROLL: tl.constexpr, FOLD_CHUNK: tl.constexpr = 0):
     """The last split of a row tile to finish folds every split's partials (and the sink) for
     its rows: arrival counters and ordering as attn_fwd's _combine_if_last (an int32 counter per
     row tile in the COUNTERS words before WORKSPACE, acq_rel, reset to 0 by the last arriver).
     The fold is the launch's serial tail, so its loads go out together where registers allow:
     the splits' lse FOLD_SPLITS at a time (one load each), then the partials' loop unrolled
-    FOLD_UNROLL times (the unrolled loads are independent; only the sums wait on them)."""
+    FOLD_UNROLL times (the unrolled loads are independent; only the sums wait on them).  With
+    FOLD_CHUNK > 0 the fold is _fold_chunked's one pass instead (FOLD_SPLITS / FOLD_UNROLL unused)."""
     ws_lse = WORKSPACE + tl.cast(num_splits, tl.int64) * ws_split_rows * head_dim_v
     counter = WORKSPACE.to(tl.pointer_type(tl.int32), bitcast=True) - COUNTERS \
         + (tl.program_id(1) * tl.num_programs(0) + tl.program_id(0))
     tl.debug_barrier()
     arrived = tl.atomic_add(counter, 1, sem="acq_rel", scope="gpu")
-    if arrived == num_splits - 1:
+    if FOLD_CHUNK > 0:
+        if arrived == num_splits - 1:
+            tl.atomic_xchg(counter, 0, sem="relaxed", scope="gpu")
+            if FOLD_CHUNK > 2 and num_splits <= 2:
+                # two splits (batch 8 decode): a chunk of two, no masked-off loads or sums
+                _fold_chunked(WORKSPACE, ws_lse, OUT, LSE, SINKS, head, row_lse, o_rows, row_ok, offs_dv, dvmask,
+                              ws_split_rows, head_dim_v, num_splits, store_lse, has_sinks, 2)
+            else:
+                _fold_chunked(WORKSPACE, ws_lse, OUT, LSE, SINKS, head, row_lse, o_rows, row_ok, offs_dv, dvmask,
+                              ws_split_rows, head_dim_v, num_splits, store_lse, has_sinks, FOLD_CHUNK)
+    elif arrived == num_splits - 1:
         tl.atomic_xchg(counter, 0, sem="relaxed", scope="gpu")
         sink = tl.full(row_lse.shape, float("-inf"), dtype=tl.float32)
         if has_sinks != 0:
@@ -340,6 +353,43 @@ def _fold_splits(WORKSPACE, OUT, LSE, SINKS, head, row_lse, o_rows, row_ok, offs
                  mask=row_ok[:, None] & dvmask[None, :])
         if store_lse != 0:
             tl.store(LSE + row_lse, tl.where(empty, float("-inf"), m_s + tl.log(tl.where(empty, 1.0, l))), mask=row_ok)
+
+
+@triton.jit
+def _fold_chunked(WORKSPACE, ws_lse, OUT, LSE, SINKS, head, row_lse, o_rows, row_ok, offs_dv, dvmask, ws_split_rows,
+                  head_dim_v, num_splits, store_lse, has_sinks, CHUNK: tl.constexpr):
+    """_fold_splits' fold as an online softmax over the splits, CHUNK splits per step, the step
+    unrolled: the CHUNK splits' lse and partial loads depend on nothing in the step, so they go
+    out together (one round trip to L2 per step) and only the running max / sum wait on them.
+    The fold then costs cdiv(num_splits, CHUNK) dependent loads where the two-pass fold (the max
+    of every lse first, then the partials) costs at least two.  The sink starts the running max
+    and sum; every split's data stays in its own rows (no cross-thread reduction)."""
+    m = tl.full(row_lse.shape, float("-inf"), dtype=tl.float32)
+    l = tl.zeros(row_lse.shape, dtype=tl.float32)
+    if has_sinks != 0:
+        m = tl.load(SINKS + head, mask=row_ok, other=float("-inf"))
+        l = tl.where(m == float("-inf"), 0.0, 1.0)
+    acc = tl.zeros([row_lse.shape[0], offs_dv.shape[0]], dtype=tl.float32)
+    for s0 in range(0, num_splits, CHUNK):
+        for i in tl.static_range(CHUNK):
+            ok = row_ok & (s0 + i < num_splits)
+            row = tl.cast(s0 + i, tl.int64) * ws_split_rows + row_lse
+            lse = tl.load(ws_lse + row, mask=ok, other=float("-inf"), cache_modifier=".cg")
+            o = tl.load(WORKSPACE + row[:, None] * head_dim_v + offs_dv[None, :], mask=ok[:, None] & dvmask[None, :],
+                        other=0.0, cache_modifier=".cg")
+            m_new = tl.maximum(m, lse)
+            m_s = tl.where(m_new == float("-inf"), 0.0, m_new)
+            alpha = tl.math.exp2((m - m_s) * LOG2E)
+            w = tl.math.exp2((lse - m_s) * LOG2E)
+            l = l * alpha + w
+            acc = acc * alpha[:, None] + w[:, None] * o
+            m = m_new
+    empty = l == 0.0
+    m_s = tl.where(m == float("-inf"), 0.0, m)
+    out = acc / tl.where(empty, 1.0, l)[:, None]
+    tl.store(OUT + o_rows[:, None] + offs_dv[None, :], out.to(OUT.dtype.element_ty), mask=row_ok[:, None] & dvmask[None, :])
+    if store_lse != 0:
+        tl.store(LSE + row_lse, tl.where(empty, float("-inf"), m_s + tl.log(tl.where(empty, 1.0, l))), mask=row_ok)
 
 
 @triton.jit
