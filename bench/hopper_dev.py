@@ -5,7 +5,7 @@
     python3 bench/hopper_dev.py time  [VARIANT_DIR ...]    # TFLOP/s: hopper variants, portable, cuDNN, flash
 
 ``HOPPER_DEV_D=128`` (or ``96,256``) times the shapes of those head dims only; ``HOPPER_DEV_SHAPES=short`` /
-``causal`` time the lists of those names instead of the full table; ``HOPPER_DEV_PGRID=none`` drops the
+``causal`` time the lists of those names instead of the full table (``"b,hq,hk,sq,sk,d,causal;..."``: those rows); ``HOPPER_DEV_PGRID=none`` drops the
 persistent-grid column of causal rows (``all``: one per variant).  The "portable" column is the portable
 family forced (hopper's dispatch preference switched off).
 A VARIANT_DIR holds a ``hopper_fwd.cubin`` built with other options (same kernel names) and its
@@ -239,6 +239,9 @@ def main() -> int:
         shapes = SHORT_SHAPES
     if os.environ.get("HOPPER_DEV_SHAPES") == "causal":    # d64 and the causal d128 rows of issue11e
         shapes = CAUSAL_SHAPES
+    elif ";" in os.environ.get("HOPPER_DEV_SHAPES", ""):    # "b,hq,hk,sq,sk,d,causal;..." (causal 0 / 1)
+        shapes = [tuple(int(x) for x in r.split(",")[:6]) + (r.split(",")[6] == "1",)
+                  for r in os.environ["HOPPER_DEV_SHAPES"].split(";") if r]
     if mode == "time-quick":
         shapes = shapes[:5] + [(4, 32, 32, 4096, 4096, 64, False), (4, 16, 16, 4096, 4096, 128, True)]
     if os.environ.get("HOPPER_DEV_D"):          # only the shapes of one head dim

@@ -118,6 +118,9 @@ def check_problem(p: Problem) -> str | None:
 #: 4,2048,32/32 row 1.18-1.22x), 1.01-1.05x at 512 and 0.97-0.99x at 1024 (left to portable below 2048
 #: until the ``_dyn`` siblings: causal d96 from 512 up since then, lead's merged run: 1.31x at b32 s512,
 #: 1.28x at b16 s1024, 1.43x at b4 s2048, 1.44x at b4 s4096).
+#: d64 with the TMA producer and the dynamic schedule (issue11e, 2026-11-26, calls 1-2) at 512 / 1024 against portable:
+#: non-causal 1.02 / 0.99 / 1.00 / 1.01x and 1.03 / 0.99 / 1.02 / 1.01x (b32 h16, b16 h12, b32 h32, b16 h32), causal
+#: 0.93 / 0.92x and 0.93 / 0.92x (b32 h32, b16 h32): not faster, so short d64 stays on portable.
 #: fp16 runs the same instructions and takes the bf16 rules (not timed separately).
 PREFERRED: dict[tuple[int, bool], tuple[int, int]] = {
     (128, False): (512, 1 << 30),
@@ -186,11 +189,12 @@ DYN_SIBLING_CAUSAL: dict[int, tuple[int, int]] = {96: (0, 4096)}
 #: Causal problems whose seqlen_k lies in head_dim's (min, max) and whose K + V (batch * heads_k * seqlen_k *
 #: (head_dim + head_dim_v) * 2 bytes) is at most the third value run the ``_static`` sibling of their kernel where
 #: the manifest has one: the same tile on the static schedule (CAUSAL_PERSISTENT's grid; at d128 the 24 / 240 register
-#: split), where the dynamic schedule with L2 sections measured slower.  H100, bf16 (notes/hopper.md, 2026-11-26,
-#: branch issue11e-causal, call 1; the static d128 schedule of before issue11d-short): d128 GQA with all of K + V
-#: within 32 MiB of L2 (no section needed) at 2048-4096 keys: static / dynamic 1.09x at 2x4096 64/8 (566 vs 520
-#: TFLOP/s), 1.04x at 4x2048 32/8 (494 vs 473); where K + V exceed L2 the sections win (4x4096 32/8: 0.95x; the h16
-#: rows with 128 MiB of K + V: 0.70-0.96x at 512-4096).  d64 at 16384 keys: static / dynamic 1.07x (451 vs 420).
+#: split), where the dynamic schedule with L2 sections measured slower.  H100, bf16, static / dynamic in the same run
+#: (notes/hopper.md, 2026-11-26, branch issue11e-causal, calls 1-3): d128 with all of K + V within 32 MiB of L2 (no
+#: section needed) at 2048-4096 keys: 2x4096 64/8 1.09 / 1.04 / 1.07x, 4x2048 32/8 1.04 / 1.04x, 2x4096 32/8 1.07x,
+#: 2x4096 h16 1.02x, 1x2048 h32 1.03x; where K + V exceed L2 the sections win (4x4096 32/8 0.95x, the h16 rows with
+#: 128 MiB of K + V 0.68-0.96x at 512-4096).  d64 at 16384 keys: b1 h32 1.07x (call 1, the cp.async static kernel)
+#: and 1.04x (call 2, the sibling), b1 h16 1.06x (call 3).
 STATIC_SIBLING_CAUSAL: dict[int, tuple[int, int, int]] = {
     128: (2048, 4096, 32 << 20),
     64: (16384, 1 << 30, 1 << 62),

@@ -7,7 +7,8 @@
 // BN = 128 keys; the _bn176 kernels (long non-causal d128) take 176 with one Q buffer; d256 takes
 // HOPPER_BN_D256 with one Q buffer.  d96 tiles hold two 64-column atoms (TMA zero-fills columns 96..127).
 //
-//   producer  (warpgroup 0, setmaxnreg 24 / 32): d128 (HOPPER_TMA_D128): one thread loads with TMA
+//   producer  (warpgroup 0, setmaxnreg 24 / 32): TMA (every head dim; d128 / d64 through HOPPER_TMA_D128 /
+//             HOPPER_TMA_D64, on by default): one thread loads with TMA
 //             (cp.async.bulk.tensor, tensor maps the kernel makes itself: tmap_make), otherwise
 //             cp.async 16-byte copies by its 128 threads, of each tile's Q into a
 //             ring of HOPPER_Q_STAGES buffers (once the consumers have finished the QK^T of
@@ -27,9 +28,11 @@
 //             others' GEMMs.
 //   epilogue: O / l stored straight from the accumulators (4-byte stores), LSE (natural log)
 //             when asked; the producer already loads the next tile meanwhile.
-//   causal tiles (HOPPER_DYN_CAUSAL, TMA kernels): dealt out dynamically from a tile counter, in
-//             sections of heads whose K / V fit L2 (HOPPER_L2_SECTION_KB), heaviest first within
-//             each; see fwd_body.
+//   causal tiles (HOPPER_DYN_CAUSAL: the d128 and d64 kernels, the d96 _dyn siblings): dealt out
+//             dynamically from a tile counter, in sections of whole KV groups whose K / V fit L2
+//             (HOPPER_L2_SECTION_KB, HOPPER_L2_SECTION_MODE), heaviest first within each; the d64
+//             kernels deal non-causal tiles from the counter too; see fwd_body.  The _static siblings
+//             (HOPPER_STATIC_SIBLINGS) keep the static schedule for the problems where it measured faster.
 //
 // Kernel arguments: hopper_fwd_args (hopper_args.h), by value.  Requirements the planner
 // checks or documents: head_dim == head_dim_v == D of the kernel, strides multiples of 8
