@@ -4,7 +4,9 @@
     python3 bench/hopper_dev.py check-only VARIANT_DIR ... # the same, without the shipped object
     python3 bench/hopper_dev.py time  [VARIANT_DIR ...]    # TFLOP/s: hopper variants, portable, cuDNN, flash
 
-``HOPPER_DEV_D=128`` (or ``96,256``) times the shapes of those head dims only.  The "portable" column is the portable
+``HOPPER_DEV_D=128`` (or ``96,256``) times the shapes of those head dims only; ``HOPPER_DEV_SHAPES=short`` /
+``causal`` time the lists of those names instead of the full table (``"b,hq,hk,sq,sk,d,causal;..."``: those rows); ``HOPPER_DEV_PGRID=none`` drops the
+persistent-grid column of causal rows (``all``: one per variant).  The "portable" column is the portable
 family forced (hopper's dispatch preference switched off).
 A VARIANT_DIR holds a ``hopper_fwd.cubin`` built with other options (same kernel names) and its
 ``hopper_manifest.json``, whose block_m / threads / shared the plans then take; the shipped object
@@ -51,6 +53,18 @@ SHORT_SHAPES = [
     (1, 16, 16, 16384, 16384, 128, False), (1, 32, 8, 8192, 8192, 128, True), (2, 64, 8, 4096, 4096, 128, True),
     (4, 16, 16, 4096, 4096, 128, True), (1, 16, 16, 16384, 16384, 128, True), (8, 32, 32, 2048, 2048, 64, True),
     (1, 32, 32, 16384, 16384, 64, True),
+]
+#: HOPPER_DEV_SHAPES=causal: the d64 rows (short non-causal / causal, causal 2048-16384) and the causal d128 rows
+#: whose L2 sections the section sizing sets (GQA 32/8 and 64/8, h16 512-16384), issue11e (2026-11-26)
+CAUSAL_SHAPES = [
+    (32, 16, 16, 512, 512, 64, False), (16, 12, 12, 1024, 1024, 64, False), (32, 32, 32, 512, 512, 64, False),
+    (32, 32, 32, 512, 512, 64, True), (16, 32, 32, 1024, 1024, 64, False), (16, 32, 32, 1024, 1024, 64, True),
+    (8, 32, 32, 2048, 2048, 64, False), (8, 32, 32, 2048, 2048, 64, True), (4, 32, 32, 4096, 4096, 64, True),
+    (2, 32, 32, 8192, 8192, 64, True), (1, 32, 32, 16384, 16384, 64, False), (1, 32, 32, 16384, 16384, 64, True),
+    (4, 32, 8, 4096, 4096, 128, True), (1, 32, 8, 8192, 8192, 128, True), (2, 64, 8, 4096, 4096, 128, True),
+    (4, 32, 8, 2048, 2048, 128, True), (32, 16, 16, 512, 512, 128, True), (16, 16, 16, 1024, 1024, 128, True),
+    (8, 16, 16, 2048, 2048, 128, True), (4, 16, 16, 4096, 4096, 128, True), (2, 16, 16, 8192, 8192, 128, True),
+    (1, 16, 16, 16384, 16384, 128, True), (4, 32, 32, 4096, 4096, 64, False), (2, 32, 32, 8192, 8192, 64, False),
 ]
 _PREP: dict = {}
 
@@ -167,7 +181,7 @@ def time_shapes(variants: list[str | None], shapes: list[tuple], dtype: str = "b
                 impls[os.path.basename(os.path.dirname(cubin)) if cubin else "hopper"] = f
             # causal: the default cubin (HOPPER_DEV_PGRID=all: every variant) on a persistent grid (one
             # CTA per SM), for comparison
-            pg = variants if os.environ.get("HOPPER_DEV_PGRID") == "all" else [None]
+            pg = {"all": variants, "none": []}.get(os.environ.get("HOPPER_DEV_PGRID", ""), [None])
             for cubin in (pg if causal else []):
                 if cubin and os.path.dirname(cubin).endswith(("_d64", "_d128")) and not os.path.dirname(cubin).endswith(f"_d{d}"):
                     continue
@@ -223,6 +237,11 @@ def main() -> int:
                 shapes.append((16384 // sq, h, h, sq, sq, d, causal))
     if os.environ.get("HOPPER_DEV_SHAPES") == "short":     # issue 11's short rows and a few long ones
         shapes = SHORT_SHAPES
+    if os.environ.get("HOPPER_DEV_SHAPES") == "causal":    # d64 and the causal d128 rows of issue11e
+        shapes = CAUSAL_SHAPES
+    elif ";" in os.environ.get("HOPPER_DEV_SHAPES", ""):    # "b,hq,hk,sq,sk,d,causal;..." (causal 0 / 1)
+        shapes = [tuple(int(x) for x in r.split(",")[:6]) + (r.split(",")[6] == "1",)
+                  for r in os.environ["HOPPER_DEV_SHAPES"].split(";") if r]
     if mode == "time-quick":
         shapes = shapes[:5] + [(4, 32, 32, 4096, 4096, 64, False), (4, 16, 16, 4096, 4096, 128, True)]
     if os.environ.get("HOPPER_DEV_D"):          # only the shapes of one head dim

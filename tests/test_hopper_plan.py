@@ -315,7 +315,9 @@ def test_build_is_reproducible(tmp_path):
                REGS_2WG=by_name.get("fwd_bf16_d128_bn176", d128).get("setmaxnreg", "40/232"),
                BN_D256=str(by_name["fwd_bf16_d256"]["block_n"]), D96_COMPUTE=str(by_name["fwd_bf16_d96"]["compute_dim"]),
                DYN_CAUSAL=str(int(bool(d128.get("dynamic_causal")))), L2_SECTION_KB=str(d128.get("l2_section_kb", 0)),
-               DYN_D96=str(int("fwd_bf16_d96_dyn" in by_name)))
+               DYN_D96=str(int("fwd_bf16_d96_dyn" in by_name)), DYN_D64=str(int(bool(d64.get("dynamic_causal")))),
+               L2_SECTION_MODE=str(d128.get("l2_section_mode", 0)),
+               STATIC_SIBLINGS=str(int("fwd_bf16_d128_static" in by_name)))
     r = subprocess.run(["bash", str(ROOT / "scripts" / "build" / "hopper.sh")], env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     assert (tmp_path / "hopper_fwd.cubin").read_bytes() == (CO / "hopper_fwd.cubin").read_bytes()
@@ -454,3 +456,55 @@ def test_d96_dynamic_sibling_runs_causal_problems_up_to_4096(causal, sk, suffix)
         tiles = -(-sk // obj["block_m"]) * 16 * 2
         assert pl.grid == (min(tiles, 132), 1, 1)
         assert obj["setmaxnreg"] == "32/232" and by["fwd_bf16_d96"]["setmaxnreg"] == "24/240"
+
+
+# ----------------------------------------------------------------------------- d64 TMA / dynamic, _static siblings
+
+
+def test_shipped_d64_kernels_load_with_tma_and_deal_tiles_dynamically():
+    """The shipped build (issue11e, 2026-11-26): the d64 kernels load with TMA and take the dynamic causal schedule
+    (three consumer warpgroups: no setmaxnreg field, 32 / 160 fixed), the sections are sized in whole KV groups
+    (l2_section_mode 1), and both dynamic kernels have a ``_static`` sibling on the static schedule."""
+    by = hopper.manifest("sm_90a")["by_name"]
+    for dt in hopper.DTYPES:
+        d64, d128 = by[hopper.variant_name(dt, 64)], by[hopper.variant_name(dt, 128)]
+        assert d64["tma"] and d64.get("dynamic_causal") and d64["block_m"] == 192 and d64["threads"] == 512
+        assert d64["l2_section_mode"] == 1 and d128["l2_section_mode"] == 1
+        for o, base in ((by[hopper.variant_name(dt, 64) + "_static"], d64),
+                        (by[hopper.variant_name(dt, 128) + "_static"], d128)):
+            assert o["tma"] and not o.get("dynamic_causal")
+            assert all(o[k] == base[k] for k in ("block_m", "block_n", "threads", "shared", "stages", "q_stages"))
+        assert by[hopper.variant_name(dt, 128) + "_static"]["setmaxnreg"] == "24/240"
+
+
+@pytest.mark.parametrize("shape, causal, suffix", [
+    ((2, 64, 8, 4096, 128), True, "_static"),      # 32 MiB of K + V, 4096 keys: the static schedule
+    ((4, 32, 8, 2048, 128), True, "_static"),
+    ((4, 32, 8, 4096, 128), True, ""),             # 64 MiB: L2 sections (dynamic)
+    ((1, 32, 8, 8192, 128), True, ""),             # 8192 keys: dynamic
+    ((8, 16, 16, 2048, 128), True, ""),            # 128 MiB
+    ((2, 64, 8, 4096, 128), False, ""),            # non-causal: never a _static sibling
+    ((1, 32, 32, 16384, 64), True, "_static"),     # d64 from 16384 keys
+    ((2, 32, 32, 8192, 64), True, ""),
+    ((1, 32, 32, 16384, 64), False, ""),
+])
+def test_static_sibling_runs_where_it_measured_faster(shape, causal, suffix):
+    """hopper.STATIC_SIBLING_CAUSAL: the ``_static`` sibling for causal problems in its seqlen_k range whose K + V fit
+    its bytes; on CAUSAL_PERSISTENT's grid (both persistent here), without the dynamic schedule's counters."""
+    b, hq, hk, s, d = shape
+    by = hopper.manifest("sm_90a")["by_name"]
+    p = problem(b=b, sq=s, sk=s, hq=hq, hk=hk, d=d, causal=causal)
+    assert hopper.kernel_name(p, by) == f"fwd_bf16_d{d}" + suffix
+    (pl,) = hopper.plan(p, "sm_90a", 132, 1)
+    obj = by[f"fwd_bf16_d{d}" + suffix]
+    assert pl.kernel == obj["kernel"] and pl.grid == (132, 1, 1)
+    assert bool(obj.get("dynamic_causal")) == (suffix == "")
+
+
+def test_without_static_siblings_the_plan_keeps_the_dynamic_kernel(monkeypatch):
+    m = json.loads((CO / "hopper_manifest.json").read_text())
+    m["objects"] = [o for o in m["objects"] if not o["name"].endswith("_static")]
+    m["by_name"] = {o["name"]: o for o in m["objects"]}
+    monkeypatch.setattr(hopper, "manifest", lambda arch: m)
+    (pl,) = hopper.plan(problem(b=2, sq=4096, sk=4096, hq=64, hk=8, d=128, causal=True), "sm_90a", 132, 1)
+    assert pl.kernel == "hopper_fwd_bf16_d128"

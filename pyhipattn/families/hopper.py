@@ -5,15 +5,16 @@ mbarrier, cp.async, setmaxnreg), built by ``scripts/build/hopper.sh`` into
 ``kernels/co/sm_90a/hopper_fwd.cubin`` with ``hopper_manifest.json``; kernel arguments
 ``hopper_fwd_args`` (``kernels/src/hopper/hopper_args.h``), one launch per call.
 
-A CTA is one producer warpgroup (TMA at d96 / d128 / d256, with tensor maps the kernel makes itself
-in a per-CTA slot of the workspace; cp.async at d64; into a multi-stage shared-memory ring and two Q
+A CTA is one producer warpgroup (TMA, with tensor maps the kernel makes itself in a per-CTA slot of the
+workspace (d64 since 2026-11-26's issue11e; cp.async before, and in builds with TMA_D64=0); into a multi-stage shared-memory ring and two Q
 buffers (one at d256), mbarriers) and two (d96, d128, d256) or three (d64) consumer warpgroups (64 query rows each:
 S = Q K^T and O += P V with wgmma, online softmax in registers, P kept in registers, the
 warpgroups taking turns at the tensor cores), and runs tiles of 128 / 192 query rows of one
 (batch, q head) (key blocks of 128, 64 at d256; d96 computes 96 columns on tiles of two 64-column
 atoms) in a persistent loop: grid = min(tiles, compute_units) CTAs, or one CTA per
 tile for causal problems outside :data:`CAUSAL_PERSISTENT`.  Kernels marked ``dynamic_causal`` in
-the manifest (d128 since 2026-11-26) take causal tiles from a counter (the two zeroed int32 the
+the manifest (d128 since 2026-11-26, d64 since issue11e, which deals non-causal tiles out the same way)
+take causal tiles from a counter (the two zeroed int32 the
 runtime's workspace keeps below the pointer it binds) on a persistent grid, heaviest first within
 sections of heads whose K / V fit L2 (manifest ``l2_section_kb``).
 
@@ -117,6 +118,9 @@ def check_problem(p: Problem) -> str | None:
 #: 4,2048,32/32 row 1.18-1.22x), 1.01-1.05x at 512 and 0.97-0.99x at 1024 (left to portable below 2048
 #: until the ``_dyn`` siblings: causal d96 from 512 up since then, lead's merged run: 1.31x at b32 s512,
 #: 1.28x at b16 s1024, 1.43x at b4 s2048, 1.44x at b4 s4096).
+#: d64 with the TMA producer and the dynamic schedule (issue11e, 2026-11-26, calls 1-2) at 512 / 1024 against portable:
+#: non-causal 1.02 / 0.99 / 1.00 / 1.01x and 1.03 / 0.99 / 1.02 / 1.01x (b32 h16, b16 h12, b32 h32, b16 h32), causal
+#: 0.93 / 0.92x and 0.93 / 0.92x (b32 h32, b16 h32): not faster, so short d64 stays on portable.
 #: fp16 runs the same instructions and takes the bf16 rules (not timed separately).
 PREFERRED: dict[tuple[int, bool], tuple[int, int]] = {
     (128, False): (512, 1 << 30),
@@ -182,10 +186,31 @@ WIDE_BLOCK_NONCAUSAL: tuple[int, int] = (8192, 1 << 30)
 DYN_SIBLING_CAUSAL: dict[int, tuple[int, int]] = {96: (0, 4096)}
 
 
+#: Causal problems whose seqlen_k lies in head_dim's (min, max) and whose K + V (batch * heads_k * seqlen_k *
+#: (head_dim + head_dim_v) * 2 bytes) is at most the third value run the ``_static`` sibling of their kernel where
+#: the manifest has one: the same tile on the static schedule (CAUSAL_PERSISTENT's grid; at d128 the 24 / 240 register
+#: split), where the dynamic schedule with L2 sections measured slower.  H100, bf16, static / dynamic in the same run
+#: (notes/hopper.md, 2026-11-26, branch issue11e-causal, calls 1-3): d128 with all of K + V within 32 MiB of L2 (no
+#: section needed) at 2048-4096 keys: 2x4096 64/8 1.09 / 1.04 / 1.07x, 4x2048 32/8 1.04 / 1.04x, 2x4096 32/8 1.07x,
+#: 2x4096 h16 1.02x, 1x2048 h32 1.03x; where K + V exceed L2 the sections win (4x4096 32/8 0.95x, the h16 rows with
+#: 128 MiB of K + V 0.68-0.96x at 512-4096).  d64 at 16384 keys: b1 h32 1.07x (call 1, the cp.async static kernel)
+#: and 1.04x (call 2, the sibling), b1 h16 1.06x (call 3).
+STATIC_SIBLING_CAUSAL: dict[int, tuple[int, int, int]] = {
+    128: (2048, 4096, 32 << 20),
+    64: (16384, 1 << 30, 1 << 62),
+}
+
+
+def _runs_static_sibling(p: Problem) -> bool:
+    lo, hi, kv_max = STATIC_SIBLING_CAUSAL.get(p.head_dim, (0, -1, 0))
+    kv = p.batch * p.heads_k * p.seqlen_k * (p.head_dim + p.head_dim_v) * 2
+    return p.causal and lo <= p.seqlen_k <= hi and kv <= kv_max
+
+
 def kernel_name(p: Problem, names) -> str:
     """The manifest name of the kernel that runs ``p`` among ``names``: ``fwd_<dtype>_d<D>``, its
     ``_bn176`` sibling for long non-causal problems (:data:`WIDE_BLOCK_NONCAUSAL`), or its ``_dyn``
-    sibling for causal ones (:data:`DYN_SIBLING_CAUSAL`)."""
+    / ``_static`` sibling for causal ones (:data:`DYN_SIBLING_CAUSAL`, :data:`STATIC_SIBLING_CAUSAL`)."""
     name = variant_name(p.dtype, p.head_dim)
     lo, hi = WIDE_BLOCK_NONCAUSAL
     if not p.causal and lo <= p.seqlen_k <= hi and name + "_bn176" in names:
@@ -193,6 +218,8 @@ def kernel_name(p: Problem, names) -> str:
     lo, hi = DYN_SIBLING_CAUSAL.get(p.head_dim, (0, -1))
     if p.causal and lo <= p.seqlen_k <= hi and name + "_dyn" in names:
         return name + "_dyn"
+    if _runs_static_sibling(p) and name + "_static" in names:
+        return name + "_static"
     return name
 
 

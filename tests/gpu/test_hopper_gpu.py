@@ -45,7 +45,10 @@ for _i, (_b, _sq, _sk, _hq, _hk, _d, _dt, _f) in enumerate([
         (1, 3000, 600, 4, 1, 96, "bf16", "causal+lse"), (2, 2048, 2048, 16, 2, 96, "fp16", "causal"),
         (2, 1000, 1000, 8, 2, 256, "bf16", "causal+lse"), (1, 4097, 4097, 4, 4, 256, "fp16", "none"),
         (2, 129, 255, 8, 1, 256, "fp16", "causal+lse"), (1, 600, 3000, 8, 8, 256, "bf16", "causal+lse"),
-        (2, 300, 77, 8, 2, 256, "bf16", "none"), (2, 2048, 2048, 16, 2, 256, "fp16", "causal")]):
+        (2, 300, 77, 8, 2, 256, "bf16", "none"), (2, 2048, 2048, 16, 2, 256, "fp16", "causal"),
+        # causal L2 sections of several KV groups (8192 keys: 2 MiB of K + V per KV head at d64, 4 MiB at d128),
+        # the last one smaller at d128 with whole-group sections; rows of 1024 queries keep the reference small
+        (1, 1024, 8192, 40, 10, 64, "bf16", "causal+lse"), (1, 1024, 8192, 40, 10, 128, "fp16", "causal+lse")]):
     _TARGETED.append(dict(b=_b, sq=_sq, sk=_sk, hq=_hq, hk=_hk, d=_d, dv=_d, dtype=_dt, feature=_f,
                           window=(-1, -1), seed=700 + _i))
 CASES = _SWEEP + _TARGETED
@@ -133,26 +136,47 @@ def _dynamic_causal(dtype: str, d: int) -> bool:
 @pytest.mark.skipif(not _sm90(), reason="the hopper kernels need an sm_90a GPU (H100 / H200)")
 @pytest.mark.parametrize("dtype", ["bf16", "fp16"])
 @pytest.mark.parametrize("sq, sk", [(1000, 1000), (700, 300), (300, 900)])
-def test_hopper_dynamic_causal_schedule_back_to_back(dtype, sq, sk):
+@pytest.mark.parametrize("d, causal", [(128, True), (64, True), (64, False)])
+def test_hopper_dynamic_causal_schedule_back_to_back(dtype, sq, sk, d, causal):
     """The dynamic causal schedule (manifest ``dynamic_causal``): CTAs take tiles from a counter below
     the workspace's ``tmaps`` that the last CTA resets.  Launches back to back on one stream with
     different grids (1, 3, 5, 132 CTAs and the plan's) each give the reference; a counter left
     non-zero would skip tiles of the next launch and leave NaN rows.  GQA 4:1, LSE, rows with no
-    visible key (sq > sk), ragged tails."""
-    if not _dynamic_causal(dtype, 128):
-        pytest.skip("the shipped d128 kernel has no dynamic causal schedule")
+    visible key (sq > sk), ragged tails.  The d64 kernels with the schedule deal non-causal tiles out
+    from the counter too."""
+    if not _dynamic_causal(dtype, d):
+        pytest.skip(f"the shipped d{d} kernel has no dynamic causal schedule")
     torch.manual_seed(11)
     dt = torch.bfloat16 if dtype == "bf16" else torch.float16
-    q = torch.randn(2, sq, 8, 128, device="cuda", dtype=dt)
-    k = torch.randn(2, sk, 2, 128, device="cuda", dtype=dt)
-    v = torch.randn(2, sk, 2, 128, device="cuda", dtype=dt)
-    ref, ref_lse = attention_ref(q, k, v, causal=True)
+    q = torch.randn(2, sq, 8, d, device="cuda", dtype=dt)
+    k = torch.randn(2, sk, 2, d, device="cuda", dtype=dt)
+    v = torch.randn(2, sk, 2, d, device="cuda", dtype=dt)
+    ref, ref_lse = attention_ref(q, k, v, causal=causal)
     ref_lse = torch.as_tensor(ref_lse, device=q.device)
     for cap in (5, None, 1, 132, 3):
         out = torch.full_like(q, float("nan"))
-        _, lse = hopper_mha_fwd(cap)(q, k, v, out=out, causal=True)
+        _, lse = hopper_mha_fwd(cap)(q, k, v, out=out, causal=causal)
         torch.cuda.synchronize()
         assert rel_error(out, ref) <= sweep.ABS_TOL[dtype], f"grid cap {cap}"
         seen = torch.isfinite(ref_lse)
         assert torch.equal(torch.isfinite(lse), seen), f"grid cap {cap}: -inf LSE rows differ"
         assert torch.allclose(lse[seen].double(), ref_lse[seen].double(), rtol=1e-3, atol=2e-3), f"grid cap {cap}"
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _sm90(), reason="the hopper kernels need an sm_90a GPU (H100 / H200)")
+@pytest.mark.parametrize("grid_cap", [None, 5])
+@pytest.mark.parametrize("d", [64, 128])
+@pytest.mark.parametrize("b, sq, sk, hq, hk, dtype", [(2, 1000, 1000, 8, 2, "bf16"), (1, 700, 300, 4, 1, "fp16"),
+                                                      (2, 300, 900, 8, 8, "bf16")])
+def test_hopper_static_siblings(monkeypatch, b, sq, sk, hq, hk, dtype, d, grid_cap):
+    """The ``_static`` siblings (hopper.STATIC_SIBLING_CAUSAL) on every causal problem: the rule widened to all
+    lengths and sizes so that small problems reach them; the plan's grid and a persistent grid of 5 CTAs."""
+    by = hopper.manifest("sm_90a")["by_name"]
+    if hopper.variant_name(dtype, d) + "_static" not in by:
+        pytest.skip(f"the shipped cubin has no d{d} _static sibling")
+    monkeypatch.setitem(hopper.STATIC_SIBLING_CAUSAL, d, (0, 1 << 30, 1 << 62))
+    case = dict(b=b, sq=sq, sk=sk, hq=hq, hk=hk, d=d, dv=d, dtype=dtype, feature="causal+lse", window=(-1, -1),
+                seed=900 + sq)
+    why = sweep.check_case(case, mha_fwd=hopper_mha_fwd(grid_cap))
+    assert why is None, why

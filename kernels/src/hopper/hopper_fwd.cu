@@ -7,7 +7,8 @@
 // BN = 128 keys; the _bn176 kernels (long non-causal d128) take 176 with one Q buffer; d256 takes
 // HOPPER_BN_D256 with one Q buffer.  d96 tiles hold two 64-column atoms (TMA zero-fills columns 96..127).
 //
-//   producer  (warpgroup 0, setmaxnreg 24 / 32): d128 (HOPPER_TMA_D128): one thread loads with TMA
+//   producer  (warpgroup 0, setmaxnreg 24 / 32): TMA (every head dim; d128 / d64 through HOPPER_TMA_D128 /
+//             HOPPER_TMA_D64, on by default): one thread loads with TMA
 //             (cp.async.bulk.tensor, tensor maps the kernel makes itself: tmap_make), otherwise
 //             cp.async 16-byte copies by its 128 threads, of each tile's Q into a
 //             ring of HOPPER_Q_STAGES buffers (once the consumers have finished the QK^T of
@@ -27,9 +28,11 @@
 //             others' GEMMs.
 //   epilogue: O / l stored straight from the accumulators (4-byte stores), LSE (natural log)
 //             when asked; the producer already loads the next tile meanwhile.
-//   causal tiles (HOPPER_DYN_CAUSAL, TMA kernels): dealt out dynamically from a tile counter, in
-//             sections of heads whose K / V fit L2 (HOPPER_L2_SECTION_KB), heaviest first within
-//             each; see fwd_body.
+//   causal tiles (HOPPER_DYN_CAUSAL: the d128 and d64 kernels, the d96 _dyn siblings): dealt out
+//             dynamically from a tile counter, in sections of whole KV groups whose K / V fit L2
+//             (HOPPER_L2_SECTION_KB, HOPPER_L2_SECTION_MODE), heaviest first within each; the d64
+//             kernels deal non-causal tiles from the counter too; see fwd_body.  The _static siblings
+//             (HOPPER_STATIC_SIBLINGS) keep the static schedule for the problems where it measured faster.
 //
 // Kernel arguments: hopper_fwd_args (hopper_args.h), by value.  Requirements the planner
 // checks or documents: head_dim == head_dim_v == D of the kernel, strides multiples of 8
@@ -62,7 +65,7 @@
 #define HOPPER_TMA_D128 1
 #endif
 #ifndef HOPPER_TMA_D64
-#define HOPPER_TMA_D64 0
+#define HOPPER_TMA_D64 1
 #endif
 #ifndef HOPPER_TMA_STRIDE_SHIFT
 #define HOPPER_TMA_STRIDE_SHIFT 0
@@ -80,6 +83,23 @@
 #endif
 #ifndef HOPPER_DYN_CAUSAL
 #define HOPPER_DYN_CAUSAL 1
+#endif
+// 1: the d64 kernels, when they load with TMA (HOPPER_TMA_D64), take the dynamic causal schedule too (their
+// three consumer warpgroups split setmaxnreg 32 / 160 either way, so non-causal problems lose nothing)
+#ifndef HOPPER_DYN_D64
+#define HOPPER_DYN_D64 1
+#endif
+// how the L2 sections are sized: 0: (batch, q head) pairs, each counted as its share of its KV head's
+// K + V plus 1 KiB (before 2026-11-26's issue11e); 1: whole KV groups (the q heads sharing one KV head's
+// K + V, counted once), as many per section as fit, the sections then evened out (the last one is not a
+// runt whose heavy tiles start at the end); 2: whole KV groups, as many as fit, no evening out
+#ifndef HOPPER_L2_SECTION_MODE
+#define HOPPER_L2_SECTION_MODE 1
+#endif
+// 1: also build the _static siblings (hopper_fwd_<dtype>_d128_static, and _d64_static when the d64 kernels are
+// dynamic): the static causal schedule, which measured faster on some causal problems (hopper.STATIC_SIBLING_CAUSAL)
+#ifndef HOPPER_STATIC_SIBLINGS
+#define HOPPER_STATIC_SIBLINGS 1
 #endif
 #ifndef HOPPER_BN_D128
 #define HOPPER_BN_D128 128
@@ -307,7 +327,10 @@ template <int D, int ROWS>
 
 // ------------------------------------------------------------------ the kernel body
 
-    template <class E, int D, int BN, int STAGES, int NWG, int QS, bool TMA, bool DYN_SIBLING = false>
+// DYN_SIBLING: a _dyn sibling (the dynamic causal schedule where the family's kernel has none); STATIC_SIBLING: a
+// _static sibling (the static schedule, and at d128 the 24 / 240 split, where the family's kernel is dynamic)
+    template <class E, int D, int BN, int STAGES, int NWG, int QS, bool TMA, bool DYN_SIBLING = false,
+              bool STATIC_SIBLING = false>
 __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     static_assert(QS == 1 || QS == 2, "one or two Q buffers");
     static_assert(NWG == 2 || NWG == 3, "two or three consumer warpgroups");
@@ -325,7 +348,8 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     // problems); its producer needs 32 registers, so those kernels split 32 / 232 with two consumer
     // warpgroups (the others HOPPER_REGS_*_2WG)
     // (the d128 kernels, and the _dyn siblings of the d96 ones: HOPPER_DYN_D96)
-    constexpr bool DYN = TMA && HOPPER_DYN_CAUSAL && BN != 176 && (D == 128 || DYN_SIBLING);
+    constexpr bool DYN = TMA && HOPPER_DYN_CAUSAL && BN != 176 && !STATIC_SIBLING &&
+                         (D == 128 || DYN_SIBLING || (D == 64 && HOPPER_DYN_D64));
     constexpr int REGS_P2 = DYN ? 32 : HOPPER_REGS_PRODUCER_2WG, REGS_C2 = DYN ? 232 : HOPPER_REGS_CONSUMER_2WG;
     static_assert(128 * (168 - REGS_P2) >= 256 * (REGS_C2 - 168), "setmaxnreg: unbalanced split");
     constexpr int KV_BYTES = BN * DS * 2;
@@ -373,15 +397,27 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     // Q slot's word (tile_slot), -1 at the end.  The counter and an exit count are the two int32 just
     // below ``tmaps`` (the runtime's workspace keeps zeroed counters there, which kernels leave at 0):
     // the last CTA to finish resets both, so the next launch on the stream starts from 0.
-    const bool dyn = DYN && a.causal;
+    // the d64 kernels deal non-causal tiles out the same way (in order: the static loop is then not compiled in,
+    // which the consumers at 160 registers need to stay clear of spills)
+    constexpr bool DYN_ALL = DYN && D == 64;
+    const bool dyn = DYN && (DYN_ALL || a.causal);
     // hs: (batch, head) pairs per section (per_m: one section, heavy-first over every head).
     // Sections only where tiles are dealt dynamically (this schedule, or one CTA per tile): the
     // snake of a static persistent grid balances only over one heavy-first run (measured: d64 16k
     // causal on the snake with 4-head sections 0.65x of no sections, 2026-11-26)
     int hs = per_m;
     if (HOPPER_L2_SECTION_KB > 0 && a.causal && (dyn || (int)gridDim.x >= num_tiles)) {
-        const int64_t kv = (int64_t)sk * D * 4 / 1024 / a.group + 1;   // KiB of K + V (2 bytes each) per q head
-        hs = (int)max((int64_t)1, min((int64_t)per_m, (int64_t)HOPPER_L2_SECTION_KB / kv));
+        if constexpr (HOPPER_L2_SECTION_MODE == 0) {
+            const int64_t kv = (int64_t)sk * D * 4 / 1024 / a.group + 1;   // KiB of K + V (2 bytes each) per q head
+            hs = (int)max((int64_t)1, min((int64_t)per_m, (int64_t)HOPPER_L2_SECTION_KB / kv));
+        } else {
+            // units of one KV head's group of q heads (consecutive pairs: h / group is the KV head)
+            const int64_t kv = max((int64_t)1, ((int64_t)sk * D * 4 + 1023) / 1024);   // KiB of K + V per KV head
+            const int units = per_m / a.group;
+            int per = (int)max((int64_t)1, min((int64_t)units, (int64_t)HOPPER_L2_SECTION_KB / kv));
+            if (HOPPER_L2_SECTION_MODE == 1) per = ceil_div(units, ceil_div(units, per));   // even sections
+            hs = per * a.group;
+        }
     }
     auto decode = [&](int t, int& m_block, int& h, int& b) {
         if (a.causal) {
@@ -792,11 +828,11 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
 
 }  // namespace
 
-#define HOPPER_KERNEL_X(NAME, E, D, BN, S, NWG, QS, TMA, DYN_SIB)                                    \
+#define HOPPER_KERNEL_X(NAME, E, D, BN, S, NWG, QS, TMA, DYN_SIB, STATIC_SIB)                        \
     extern "C" __global__ void __launch_bounds__((NWG + 1) * 128, 1) NAME(const __grid_constant__ hopper_fwd_args a) { \
-        fwd_body<E, D, BN, S, NWG, QS, TMA, DYN_SIB>(a);                                             \
+        fwd_body<E, D, BN, S, NWG, QS, TMA, DYN_SIB, STATIC_SIB>(a);                                 \
     }
-#define HOPPER_KERNEL(NAME, E, D, BN, S, NWG, QS, TMA) HOPPER_KERNEL_X(NAME, E, D, BN, S, NWG, QS, TMA, false)
+#define HOPPER_KERNEL(NAME, E, D, BN, S, NWG, QS, TMA) HOPPER_KERNEL_X(NAME, E, D, BN, S, NWG, QS, TMA, false, false)
 
 HOPPER_KERNEL(hopper_fwd_bf16_d128, Bf16, 128, HOPPER_BN_D128, HOPPER_STAGES_D128, 2, HOPPER_Q_STAGES_D128, HOPPER_TMA_D128)
 HOPPER_KERNEL(hopper_fwd_fp16_d128, Fp16, 128, HOPPER_BN_D128, HOPPER_STAGES_D128, 2, HOPPER_Q_STAGES_D128, HOPPER_TMA_D128)
@@ -806,12 +842,24 @@ HOPPER_KERNEL(hopper_fwd_fp16_d128_bn176, Fp16, 128, 176, HOPPER_STAGES_D128, 2,
 #endif
 HOPPER_KERNEL(hopper_fwd_bf16_d64, Bf16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_D64, HOPPER_Q_STAGES, HOPPER_TMA_D64)
 HOPPER_KERNEL(hopper_fwd_fp16_d64, Fp16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_D64, HOPPER_Q_STAGES, HOPPER_TMA_D64)
+#if HOPPER_STATIC_SIBLINGS && HOPPER_DYN_CAUSAL
+// the _static siblings of the kernels with the dynamic schedule: the same tile on the static schedule (the planner
+// runs them on the causal problems hopper.STATIC_SIBLING_CAUSAL names)
+HOPPER_KERNEL_X(hopper_fwd_bf16_d128_static, Bf16, 128, HOPPER_BN_D128, HOPPER_STAGES_D128, 2, HOPPER_Q_STAGES_D128,
+                HOPPER_TMA_D128, false, true)
+HOPPER_KERNEL_X(hopper_fwd_fp16_d128_static, Fp16, 128, HOPPER_BN_D128, HOPPER_STAGES_D128, 2, HOPPER_Q_STAGES_D128,
+                HOPPER_TMA_D128, false, true)
+#if HOPPER_TMA_D64 && HOPPER_DYN_D64
+HOPPER_KERNEL_X(hopper_fwd_bf16_d64_static, Bf16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_D64, HOPPER_Q_STAGES, true, false, true)
+HOPPER_KERNEL_X(hopper_fwd_fp16_d64_static, Fp16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_D64, HOPPER_Q_STAGES, true, false, true)
+#endif
+#endif
 // d96: the d128 kernel's tile (128 x 128 keys, two Q buffers, 2 stages), TMA, computing HOPPER_D96_COMPUTE columns
 HOPPER_KERNEL(hopper_fwd_bf16_d96, Bf16, 96, 128, 2, 2, 2, true)
 HOPPER_KERNEL(hopper_fwd_fp16_d96, Fp16, 96, 128, 2, 2, 2, true)
 #if HOPPER_DYN_D96
-HOPPER_KERNEL_X(hopper_fwd_bf16_d96_dyn, Bf16, 96, 128, 2, 2, 2, true, true)
-HOPPER_KERNEL_X(hopper_fwd_fp16_d96_dyn, Fp16, 96, 128, 2, 2, 2, true, true)
+HOPPER_KERNEL_X(hopper_fwd_bf16_d96_dyn, Bf16, 96, 128, 2, 2, 2, true, true, false)
+HOPPER_KERNEL_X(hopper_fwd_fp16_d96_dyn, Fp16, 96, 128, 2, 2, 2, true, true, false)
 #endif
 // d256: 128 query rows x HOPPER_BN_D256 keys, one Q buffer (64 KiB), 2 stages, TMA; O is 128 registers per thread
 HOPPER_KERNEL(hopper_fwd_bf16_d256, Bf16, 256, HOPPER_BN_D256, 2, 2, 1, true)

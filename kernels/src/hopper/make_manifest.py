@@ -8,9 +8,12 @@ the d128 kernels; default <Q buffers>), ``regs_2wg`` (setmaxnreg producer/consum
 warpgroups, e.g. ``40/232``), ``bn_d256`` (key block of the d256 kernels, default 64), ``d96_compute`` (the
 width the d96 kernels' GEMMs compute: 96, or 128 over zero-filled columns; default 96), ``dyn_causal`` (0 / 1:
 the d128 TMA kernels with 128-key blocks deal causal tiles out dynamically, with a tile counter just below
-``tmaps``, and split setmaxnreg 32 / 232), ``l2_section_kb`` (causal tile order in sections of heads whose
-K + V fit that many KiB; 0: none).  ``hopper_fwd_<dtype>_d96_dyn`` kernels (HOPPER_DYN_D96) are
-the d96 tile with the dynamic causal schedule; their name says so.
+``tmaps``, and split setmaxnreg 32 / 232), ``dyn_d64`` (0 / 1: so do the d64 kernels when they load with TMA;
+default 0), ``l2_section_kb`` (causal tile order in sections of heads whose K + V fit that many KiB; 0: none),
+``l2_section_mode`` (how sections are sized, hopper_fwd.cu's HOPPER_L2_SECTION_MODE; default 0).  ``hopper_fwd_<dtype>_d96_dyn`` kernels (HOPPER_DYN_D96) are
+the d96 tile with the dynamic causal schedule; their name says so.  ``hopper_fwd_<dtype>_d{64,128}_static``
+kernels (HOPPER_STATIC_SIBLINGS) are the tile of a dynamic kernel on the static schedule (TMA, no
+``dynamic_causal``).
 The d96 and d256 kernels always load with TMA and run two consumer warpgroups and 2 stages; d96 keeps two
 Q buffers and 128-key blocks, d256 one Q buffer.
 
@@ -44,7 +47,7 @@ from pyhipattn.codeobj.limits import resource_report  # noqa: E402
 from pyhipattn.kernargs import check_layout, layout_from_header  # noqa: E402
 
 HEADER = "kernels/src/hopper/hopper_args.h"
-FWD = re.compile(r"hopper_fwd_(bf16|fp16)_d(\d+)(_bn176|_dyn)?$")
+FWD = re.compile(r"hopper_fwd_(bf16|fp16)_d(\d+)(_bn176|_dyn|_static)?$")
 #: the ``_bn176`` kernels (HOPPER_BN176_D128): key block 176, one Q buffer, TMA, whatever the options
 BN176 = {"block_n": 176, "q_stages": 1, "tma": True}
 
@@ -64,7 +67,7 @@ TMAP_ALIGN = 128
 def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_stages: str, *opts: str) -> None:
     kv = dict(o.split("=", 1) for o in opts)
     unknown = set(kv) - {"tma_d64", "tma_d128", "bn_d128", "q_stages_d128", "regs_2wg", "bn_d256", "d96_compute",
-                         "dyn_causal", "l2_section_kb"}
+                         "dyn_causal", "dyn_d64", "l2_section_kb", "l2_section_mode"}
     if unknown:
         raise SystemExit(f"make_manifest: unknown option(s) {sorted(unknown)}")
     qs = {64: int(q_stages), 96: 2, 128: int(kv.get("q_stages_d128", q_stages)), 256: 1}
@@ -72,6 +75,8 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
     tma = {64: kv.get("tma_d64", "0") == "1", 96: True, 128: kv.get("tma_d128", "0") == "1", 256: True}
     regs = kv.get("regs_2wg", "40/232")
     dyn_causal = kv.get("dyn_causal", "0") == "1"
+    dyn_d64 = kv.get("dyn_d64", "0") == "1"
+    l2_section_mode = int(kv.get("l2_section_mode", "0"))
     l2_section_kb = int(kv.get("l2_section_kb", "0"))
     stages = {64: int(stages64), 96: 2, 128: int(stages128), 256: 2}
     nwg = {64: int(nwg64), 96: 2, 128: 2, 256: 2}
@@ -93,12 +98,14 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
     for name in sorted(co.kernels):
         m = FWD.match(name)
         if not m:
-            raise SystemExit(f"make_manifest: kernel {name} does not follow hopper_fwd_<dtype>_d<D>[_bn176|_dyn]")
+            raise SystemExit(f"make_manifest: kernel {name} does not follow hopper_fwd_<dtype>_d<D>[_bn176|_dyn|_static]")
         k = co.kernels[name]
         d = int(m[2])
         bm, bn, q_bufs, uses_tma = 64 * nwg[d], block_n[d], qs[d], tma[d]
         if m[3] == "_bn176":
             bn, q_bufs, uses_tma = BN176["block_n"], BN176["q_stages"], BN176["tma"]
+        if m[3] == "_static":   # HOPPER_STATIC_SIBLINGS: built only from kernels with the dynamic schedule, all TMA
+            uses_tma = True
         shared = shared_bytes(bm, bn, d, stages[d], q_bufs, uses_tma)
         try:
             check_layout(lay, k)
@@ -116,14 +123,17 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
         })
         if d in compute:
             objects[-1]["compute_dim"] = compute[d]
-        # hopper_fwd.cu's DYN: the d128 TMA kernels with 128-key blocks, and the _dyn siblings
-        dyn = uses_tma and dyn_causal and bn != BN176["block_n"] and (d == 128 or m[3] == "_dyn")
+        # hopper_fwd.cu's DYN: the d128 TMA kernels with 128-key blocks, the _dyn siblings, d64 with HOPPER_DYN_D64
+        dyn = (uses_tma and dyn_causal and bn != BN176["block_n"] and m[3] != "_static"
+               and (d == 128 or m[3] == "_dyn" or (d == 64 and dyn_d64)))
         if uses_tma:
             objects[-1]["tma"] = {"bytes_per_cta": TMAP_BYTES_PER_CTA, "align": TMAP_ALIGN}
         if dyn:
             objects[-1]["dynamic_causal"] = True
         if l2_section_kb:
             objects[-1]["l2_section_kb"] = l2_section_kb
+            if l2_section_mode:
+                objects[-1]["l2_section_mode"] = l2_section_mode
         if nwg[d] == 2 and (dyn or regs != "40/232"):
             objects[-1]["setmaxnreg"] = "32/232" if dyn else regs
     if problems:
