@@ -9,7 +9,9 @@ warpgroups, e.g. ``40/232``), ``bn_d256`` (key block of the d256 kernels, defaul
 width the d96 kernels' GEMMs compute: 96, or 128 over zero-filled columns; default 96), ``dyn_causal`` (0 / 1:
 the d128 TMA kernels with 128-key blocks deal causal tiles out dynamically, with a tile counter just below
 ``tmaps``, and split setmaxnreg 32 / 232), ``l2_section_kb`` (causal tile order in sections of heads whose
-K + V fit that many KiB; 0: none).  ``hopper_fwd_<dtype>_d96_dyn`` kernels (HOPPER_DYN_D96) are
+K + V fit that many KiB; 0: none), ``epi_smem_d128`` (0 / 1: the d128 TMA kernels with 128-key blocks and
+two Q buffers stage O through a shared-memory buffer of block_m x 128 columns for coalesced stores; recorded
+as ``epilogue_smem``).  ``hopper_fwd_<dtype>_d96_dyn`` kernels (HOPPER_DYN_D96) are
 the d96 tile with the dynamic causal schedule; their name says so.
 The d96 and d256 kernels always load with TMA and run two consumer warpgroups and 2 stages; d96 keeps two
 Q buffers and 128-key blocks, d256 one Q buffer.
@@ -49,11 +51,13 @@ FWD = re.compile(r"hopper_fwd_(bf16|fp16)_d(\d+)(_bn176|_dyn)?$")
 BN176 = {"block_n": 176, "q_stages": 1, "tma": True}
 
 
-def shared_bytes(block_m: int, block_n: int, d: int, stages: int, q_stages: int, tma: bool = False) -> int:
-    """Dynamic shared memory of one CTA (see the module docstring)."""
+def shared_bytes(block_m: int, block_n: int, d: int, stages: int, q_stages: int, tma: bool = False,
+                 o_stage: bool = False) -> int:
+    """Dynamic shared memory of one CTA (see the module docstring); ``o_stage``: plus the O staging buffer."""
     tail = 256 + 3 * 128 if tma else 8 * (2 * q_stages + 4 * stages)
     width = 64 * -(-d // 64)        # whole 64-column atoms
-    return q_stages * block_m * width * 2 + 2 * stages * block_n * width * 2 + tail + 1024
+    o_bytes = block_m * width * 2 if o_stage else 0
+    return q_stages * block_m * width * 2 + 2 * stages * block_n * width * 2 + o_bytes + tail + 1024
 
 
 #: TMA kernels: bytes of ``tmaps`` scratch per CTA (three 128-byte tensor maps) and the alignment slack
@@ -64,7 +68,7 @@ TMAP_ALIGN = 128
 def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_stages: str, *opts: str) -> None:
     kv = dict(o.split("=", 1) for o in opts)
     unknown = set(kv) - {"tma_d64", "tma_d128", "bn_d128", "q_stages_d128", "regs_2wg", "bn_d256", "d96_compute",
-                         "dyn_causal", "l2_section_kb"}
+                         "dyn_causal", "l2_section_kb", "epi_smem_d128"}
     if unknown:
         raise SystemExit(f"make_manifest: unknown option(s) {sorted(unknown)}")
     qs = {64: int(q_stages), 96: 2, 128: int(kv.get("q_stages_d128", q_stages)), 256: 1}
@@ -73,6 +77,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
     regs = kv.get("regs_2wg", "40/232")
     dyn_causal = kv.get("dyn_causal", "0") == "1"
     l2_section_kb = int(kv.get("l2_section_kb", "0"))
+    epi_smem_d128 = kv.get("epi_smem_d128", "0") == "1"
     stages = {64: int(stages64), 96: 2, 128: int(stages128), 256: 2}
     nwg = {64: int(nwg64), 96: 2, 128: 2, 256: 2}
     compute = {96: int(kv.get("d96_compute", 96))}
@@ -99,7 +104,9 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
         bm, bn, q_bufs, uses_tma = 64 * nwg[d], block_n[d], qs[d], tma[d]
         if m[3] == "_bn176":
             bn, q_bufs, uses_tma = BN176["block_n"], BN176["q_stages"], BN176["tma"]
-        shared = shared_bytes(bm, bn, d, stages[d], q_bufs, uses_tma)
+        # hopper_fwd.cu's EPI
+        epi = epi_smem_d128 and uses_tma and d == 128 and bn == 128 and q_bufs == 2
+        shared = shared_bytes(bm, bn, d, stages[d], q_bufs, uses_tma, epi)
         try:
             check_layout(lay, k)
         except ValueError as e:
@@ -124,6 +131,8 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
             objects[-1]["dynamic_causal"] = True
         if l2_section_kb:
             objects[-1]["l2_section_kb"] = l2_section_kb
+        if epi:
+            objects[-1]["epilogue_smem"] = True
         if nwg[d] == 2 and (dyn or regs != "40/232"):
             objects[-1]["setmaxnreg"] = "32/232" if dyn else regs
     if problems:
