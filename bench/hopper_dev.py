@@ -6,7 +6,7 @@
 
 ``HOPPER_DEV_D=128`` (or ``96,256``) times the shapes of those head dims only; ``HOPPER_DEV_SHAPES=short`` /
 ``causal`` time the lists of those names instead of the full table (``"b,hq,hk,sq,sk,d,causal;..."``: those rows); ``HOPPER_DEV_PGRID=none`` drops the
-persistent-grid column of causal rows (``all``: one per variant).  The "portable" column is the portable
+persistent-grid column of causal rows (``all``: one per variant); ``HOPPER_DEV_PORTABLE=0`` drops the portable column.  The "portable" column is the portable
 family forced (hopper's dispatch preference switched off).
 A VARIANT_DIR holds a ``hopper_fwd.cubin`` built with other options (same kernel names) and its
 ``hopper_manifest.json``, whose block_m / threads / shared the plans then take; the shipped object
@@ -191,7 +191,8 @@ def time_shapes(variants: list[str | None], shapes: list[tuple], dtype: str = "b
                     prep.launch({"q": q.data_ptr(), "k": k.data_ptr(), "v": v.data_ptr(), "out": outs[i].data_ptr()},
                                 torch.cuda.current_stream().cuda_stream)
                 impls[(os.path.basename(os.path.dirname(cubin)) if cubin else "hopper") + "_pgrid"] = g
-        impls["portable"] = lambda i: mha_fwd(*sets[i], causal=causal)   # hopper.preferred is off in time mode
+        if os.environ.get("HOPPER_DEV_PORTABLE", "1") != "0":
+            impls["portable"] = lambda i: mha_fwd(*sets[i], causal=causal)   # hopper.preferred is off in time mode
         for peer in os.environ.get("HOPPER_DEV_PEERS", "cudnn,flash").split(","):
             call = bench._sdpa_call(peer, s)
             impls[peer] = lambda i, call=call: call(*sets[i])

@@ -259,6 +259,22 @@ def test_d96_and_d256_kernels_layout():
         assert {"64x256x16", f"64x{bn}x16"} <= shapes[f"hopper_fwd_{t}_d256"], shapes[f"hopper_fwd_{t}_d256"]
 
 
+def test_d128_epilogue_buffer_and_options():
+    """The d128 kernels' shared memory: Q / K / V tiles, the mbarriers and tensor maps, 1 KiB of alignment slack,
+    and with ``epilogue_smem`` the block_m x 128 O staging buffer, within 227 KiB; ``epilogue_smem`` only on
+    the 128-key TMA kernels with two Q buffers (hopper_fwd.cu's EPI), never on the ``_bn176`` ones."""
+    m = json.loads((CO / "hopper_manifest.json").read_text())
+    by_name = {o["name"]: o for o in m["objects"]}
+    for t in hopper.DTYPES:
+        for name in (f"fwd_{t}_d128", f"fwd_{t}_d128_bn176"):
+            o = by_name[name]
+            if o.get("epilogue_smem"):
+                assert "tma" in o and o["block_n"] == 128 and o["q_stages"] == 2, name
+            tiles = o["q_stages"] * o["block_m"] * 256 + 2 * o["stages"] * o["block_n"] * 256
+            o_buf = o["block_m"] * 256 if o.get("epilogue_smem") else 0
+            assert o["shared"] == tiles + o_buf + 256 + 3 * 128 + 1024 <= 227 * 1024, name
+
+
 def _hgmma_shapes() -> dict[str, set[str]]:
     """{kernel: {"64x96x16", ...}}: the wgmma shapes in each kernel's SASS (skip without a disassembler)."""
     import re
@@ -317,7 +333,8 @@ def test_build_is_reproducible(tmp_path):
                DYN_CAUSAL=str(int(bool(d128.get("dynamic_causal")))), L2_SECTION_KB=str(d128.get("l2_section_kb", 0)),
                DYN_D96=str(int("fwd_bf16_d96_dyn" in by_name)), DYN_D64=str(int(bool(d64.get("dynamic_causal")))),
                L2_SECTION_MODE=str(d128.get("l2_section_mode", 0)),
-               STATIC_SIBLINGS=str(int("fwd_bf16_d128_static" in by_name)))
+               STATIC_SIBLINGS=str(int("fwd_bf16_d128_static" in by_name)),
+               EPI_SMEM_D128=str(int(bool(d128.get("epilogue_smem")))))
     r = subprocess.run(["bash", str(ROOT / "scripts" / "build" / "hopper.sh")], env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     assert (tmp_path / "hopper_fwd.cubin").read_bytes() == (CO / "hopper_fwd.cubin").read_bytes()

@@ -26,8 +26,10 @@
 //             waits only for its own GEMM.  Ping-pong (HOPPER_PINGPONG): the warpgroups take
 //             turns issuing their GEMMs (named barriers, round robin), one's softmax under the
 //             others' GEMMs.
-//   epilogue: O / l stored straight from the accumulators (4-byte stores), LSE (natural log)
-//             when asked; the producer already loads the next tile meanwhile.
+//   epilogue: O / l, LSE (natural log) when asked; the producer already loads the next tile
+//             meanwhile.  d128 (HOPPER_EPI_SMEM_D128, 128-key kernels, _static siblings included): O goes
+//             through a shared-memory buffer of its own (stmatrix) and out in 16-byte coalesced stores;
+//             otherwise 4-byte stores straight from the accumulators.
 //   causal tiles (HOPPER_DYN_CAUSAL: the d128 and d64 kernels, the d96 _dyn siblings): dealt out
 //             dynamically from a tile counter, in sections of whole KV groups whose K / V fit L2
 //             (HOPPER_L2_SECTION_KB, HOPPER_L2_SECTION_MODE), heaviest first within each; the d64
@@ -130,6 +132,12 @@
 // maps' global dim is 96 and the epilogue stores 96 columns.
 #ifndef HOPPER_D96_COMPUTE
 #define HOPPER_D96_COMPUTE 96
+#endif
+// 1: the d128 kernels with 128-key blocks and two Q buffers stage O through shared memory (a 32 KiB
+// buffer of their own, stmatrix) and store it with 16-byte coalesced stores (was: 4-byte stores straight
+// from the accumulators)
+#ifndef HOPPER_EPI_SMEM_D128
+#define HOPPER_EPI_SMEM_D128 1
 #endif
 static_assert(128 * (168 - HOPPER_REGS_PRODUCER_2WG) >= 256 * (HOPPER_REGS_CONSUMER_2WG - 168),
               "setmaxnreg: the consumers would wait for registers the producer never gives back");
@@ -353,6 +361,9 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     constexpr int REGS_P2 = DYN ? 32 : HOPPER_REGS_PRODUCER_2WG, REGS_C2 = DYN ? 232 : HOPPER_REGS_CONSUMER_2WG;
     static_assert(128 * (168 - REGS_P2) >= 256 * (REGS_C2 - 168), "setmaxnreg: unbalanced split");
     constexpr int KV_BYTES = BN * DS * 2;
+    // EPI: O staged through a buffer of its own (BM rows, swizzled like the Q tile) for coalesced stores
+    constexpr bool EPI = HOPPER_EPI_SMEM_D128 && TMA && D == 128 && BN == 128 && QS == 2;
+    constexpr int O_BYTES = EPI ? BM * DS * 2 : 0;
     // mbarriers, then (TMA) three tensor maps at bars + 256
     constexpr uint32_t TAIL = TMA ? 256 + 3 * 128 : 8 * (2 * QS + 4 * STAGES);
     static_assert(8 * (2 * QS + 4 * STAGES) <= 208, "mbarriers overlap the tile slots / tensor maps");
@@ -361,14 +372,15 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     {
         uint32_t dyn;
         asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(dyn));
-        if (dyn < (uint32_t)(QS * Q_BYTES + 2 * STAGES * KV_BYTES) + TAIL + ((1024u - (raw & 1023u)) & 1023u))
+        if (dyn < (uint32_t)(QS * Q_BYTES + 2 * STAGES * KV_BYTES + O_BYTES) + TAIL + ((1024u - (raw & 1023u)) & 1023u))
             __trap();   // launched with less dynamic shared memory than this layout needs
     }
     const uint32_t s_base = (raw + 1023u) & ~1023u;
     const uint32_t sQ = s_base;
     const uint32_t sK = sQ + QS * Q_BYTES;
     const uint32_t sV = sK + STAGES * KV_BYTES;
-    const uint32_t bars = sV + STAGES * KV_BYTES;
+    const uint32_t sO = sV + STAGES * KV_BYTES;       // EPI only
+    const uint32_t bars = sO + O_BYTES;
     const uint32_t maps = bars + 256;                 // TMA only: Q, K, V tensor maps (128 bytes each)
     auto q_full = [&](int s) { return bars + 8 * s; };
     auto q_empty = [&](int s) { return bars + 8 * (QS + s); };
@@ -798,7 +810,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         reg_fence(o);
         if (lane == 0) mbar_arrive(v_empty(vst));
 
-        // ---------------- epilogue: O / l straight from the accumulators, 4-byte stores
+        // ---------------- epilogue: O / l, LSE
         l0 += __shfl_xor_sync(0xffffffffu, l0, 1);
         l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
         l1 += __shfl_xor_sync(0xffffffffu, l1, 1);
@@ -813,12 +825,47 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             if (row1 < sq) lse_ptr[row1] = l1 > 0.f ? (mx1 * sl2 + __log2f(l1)) * LN2 : NEG_INF;
         }
         uint16_t* out = reinterpret_cast<uint16_t*>(a.out) + cb * a.o_batch_stride + ch * a.o_head_stride;
-        uint16_t* o0 = out + (int64_t)row0 * a.o_seq_stride + 2 * (lane % 4);
-        uint16_t* o1 = o0 + 8 * a.o_seq_stride;
+        if constexpr (EPI) {
+            // O into this warpgroup's 64 rows of the staging buffer ([2 atoms][64 rows][128 bytes], 16-byte
+            // chunk c of row r at c ^ (r & 7)) with stmatrix (lanes 8j..8j+7 address the rows of matrix j:
+            // rows +8 for odd j, the next 8 columns for j >= 2), then 16-byte coalesced stores, 16 threads a row.
+            // The first barrier orders the warpgroup's reads of its last tile before these writes.
+            named_sync(NWG + 1 + wg, 128);
+            const uint32_t so = sO + wg * (WG_ROWS * DS * 2);
+            const int mj = lane / 8;
+            const int sr = warp * 16 + (mj & 1) * 8 + lane % 8;          // the row this lane addresses
 #pragma unroll
-        for (int i = 0; i < D / 8; ++i) {
-            if (row0 < sq) *reinterpret_cast<uint32_t*>(o0 + 8 * i) = E::pack(o[4 * i] * inv0, o[4 * i + 1] * inv0);
-            if (row1 < sq) *reinterpret_cast<uint32_t*>(o1 + 8 * i) = E::pack(o[4 * i + 2] * inv1, o[4 * i + 3] * inv1);
+            for (int i = 0; i < D / 8; i += 2) {
+                const int cg = i + (mj >> 1);                              // its 8-column group
+                const uint32_t addr = so + (cg / 8) * (WG_ROWS * 128) + sr * 128 + (((cg % 8) ^ (sr & 7)) << 4);
+                const uint32_t r0 = E::pack(o[4 * i] * inv0, o[4 * i + 1] * inv0);
+                const uint32_t r1 = E::pack(o[4 * i + 2] * inv1, o[4 * i + 3] * inv1);
+                const uint32_t r2 = E::pack(o[4 * i + 4] * inv0, o[4 * i + 5] * inv0);
+                const uint32_t r3 = E::pack(o[4 * i + 6] * inv1, o[4 * i + 7] * inv1);
+                asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+                             ::"r"(addr), "r"(r0), "r"(r1), "r"(r2), "r"(r3) : "memory");
+            }
+            named_sync(NWG + 1 + wg, 128);
+            const int c = tid % 16;                                        // 16-byte chunk of a 256-byte row
+            const int g0 = cm * BM + wg * WG_ROWS;
+#pragma unroll
+            for (int it = 0; it < WG_ROWS / 8; ++it) {
+                const int r = it * 8 + tid / 16;
+                uint4 v4;
+                asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+                             : "=r"(v4.x), "=r"(v4.y), "=r"(v4.z), "=r"(v4.w)
+                             : "r"(so + (c / 8) * (WG_ROWS * 128) + r * 128 + (((c % 8) ^ (r & 7)) << 4)) : "memory");
+                if (g0 + r < sq) *reinterpret_cast<uint4*>(out + (int64_t)(g0 + r) * a.o_seq_stride + c * 8) = v4;
+            }
+        } else {
+            // 4-byte stores straight from the accumulators
+            uint16_t* o0 = out + (int64_t)row0 * a.o_seq_stride + 2 * (lane % 4);
+            uint16_t* o1 = o0 + 8 * a.o_seq_stride;
+#pragma unroll
+            for (int i = 0; i < D / 8; ++i) {
+                if (row0 < sq) *reinterpret_cast<uint32_t*>(o0 + 8 * i) = E::pack(o[4 * i] * inv0, o[4 * i + 1] * inv0);
+                if (row1 < sq) *reinterpret_cast<uint32_t*>(o1 + 8 * i) = E::pack(o[4 * i + 2] * inv1, o[4 * i + 3] * inv1);
+            }
         }
         t = next_tile();
         if (t < 0) break;

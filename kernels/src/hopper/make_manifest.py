@@ -10,7 +10,9 @@ width the d96 kernels' GEMMs compute: 96, or 128 over zero-filled columns; defau
 the d128 TMA kernels with 128-key blocks deal causal tiles out dynamically, with a tile counter just below
 ``tmaps``, and split setmaxnreg 32 / 232), ``dyn_d64`` (0 / 1: so do the d64 kernels when they load with TMA;
 default 0), ``l2_section_kb`` (causal tile order in sections of heads whose K + V fit that many KiB; 0: none),
-``l2_section_mode`` (how sections are sized, hopper_fwd.cu's HOPPER_L2_SECTION_MODE; default 0).  ``hopper_fwd_<dtype>_d96_dyn`` kernels (HOPPER_DYN_D96) are
+``l2_section_mode`` (how sections are sized, hopper_fwd.cu's HOPPER_L2_SECTION_MODE; default 0),
+``epi_smem_d128`` (0 / 1: the d128 TMA kernels with 128-key blocks and two Q buffers, _static siblings included,
+stage O through a shared-memory buffer of block_m x 128 columns for coalesced stores; recorded as ``epilogue_smem``).  ``hopper_fwd_<dtype>_d96_dyn`` kernels (HOPPER_DYN_D96) are
 the d96 tile with the dynamic causal schedule; their name says so.  ``hopper_fwd_<dtype>_d{64,128}_static``
 kernels (HOPPER_STATIC_SIBLINGS) are the tile of a dynamic kernel on the static schedule (TMA, no
 ``dynamic_causal``).
@@ -52,11 +54,13 @@ FWD = re.compile(r"hopper_fwd_(bf16|fp16)_d(\d+)(_bn176|_dyn|_static)?$")
 BN176 = {"block_n": 176, "q_stages": 1, "tma": True}
 
 
-def shared_bytes(block_m: int, block_n: int, d: int, stages: int, q_stages: int, tma: bool = False) -> int:
-    """Dynamic shared memory of one CTA (see the module docstring)."""
+def shared_bytes(block_m: int, block_n: int, d: int, stages: int, q_stages: int, tma: bool = False,
+                 o_stage: bool = False) -> int:
+    """Dynamic shared memory of one CTA (see the module docstring); ``o_stage``: plus the O staging buffer."""
     tail = 256 + 3 * 128 if tma else 8 * (2 * q_stages + 4 * stages)
     width = 64 * -(-d // 64)        # whole 64-column atoms
-    return q_stages * block_m * width * 2 + 2 * stages * block_n * width * 2 + tail + 1024
+    o_bytes = block_m * width * 2 if o_stage else 0
+    return q_stages * block_m * width * 2 + 2 * stages * block_n * width * 2 + o_bytes + tail + 1024
 
 
 #: TMA kernels: bytes of ``tmaps`` scratch per CTA (three 128-byte tensor maps) and the alignment slack
@@ -67,7 +71,8 @@ TMAP_ALIGN = 128
 def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_stages: str, *opts: str) -> None:
     kv = dict(o.split("=", 1) for o in opts)
     unknown = set(kv) - {"tma_d64", "tma_d128", "bn_d128", "q_stages_d128", "regs_2wg", "bn_d256", "d96_compute",
-                         "dyn_causal", "dyn_d64", "l2_section_kb", "l2_section_mode"}
+                         "dyn_causal", "dyn_d64", "l2_section_kb", "l2_section_mode",
+                         "epi_smem_d128"}
     if unknown:
         raise SystemExit(f"make_manifest: unknown option(s) {sorted(unknown)}")
     qs = {64: int(q_stages), 96: 2, 128: int(kv.get("q_stages_d128", q_stages)), 256: 1}
@@ -78,6 +83,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
     dyn_d64 = kv.get("dyn_d64", "0") == "1"
     l2_section_mode = int(kv.get("l2_section_mode", "0"))
     l2_section_kb = int(kv.get("l2_section_kb", "0"))
+    epi_smem_d128 = kv.get("epi_smem_d128", "0") == "1"
     stages = {64: int(stages64), 96: 2, 128: int(stages128), 256: 2}
     nwg = {64: int(nwg64), 96: 2, 128: 2, 256: 2}
     compute = {96: int(kv.get("d96_compute", 96))}
@@ -106,7 +112,9 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
             bn, q_bufs, uses_tma = BN176["block_n"], BN176["q_stages"], BN176["tma"]
         if m[3] == "_static":   # HOPPER_STATIC_SIBLINGS: built only from kernels with the dynamic schedule, all TMA
             uses_tma = True
-        shared = shared_bytes(bm, bn, d, stages[d], q_bufs, uses_tma)
+        # hopper_fwd.cu's EPI
+        epi = epi_smem_d128 and uses_tma and d == 128 and bn == 128 and q_bufs == 2
+        shared = shared_bytes(bm, bn, d, stages[d], q_bufs, uses_tma, epi)
         try:
             check_layout(lay, k)
         except ValueError as e:
@@ -134,6 +142,8 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
             objects[-1]["l2_section_kb"] = l2_section_kb
             if l2_section_mode:
                 objects[-1]["l2_section_mode"] = l2_section_mode
+        if epi:
+            objects[-1]["epilogue_smem"] = True
         if nwg[d] == 2 and (dyn or regs != "40/232"):
             objects[-1]["setmaxnreg"] = "32/232" if dyn else regs
     if problems:
