@@ -96,7 +96,10 @@ def test_family_is_registered_ahead_of_portable():
     ((8, 2048, 32, 32, 64), False, "hopper"), ((1, 16384, 16, 16, 128), True, "hopper"),
     ((8, 2048, 16, 16, 128), True, "hopper"), ((32, 512, 16, 16, 128), True, "hopper"),
     ((16, 1024, 16, 16, 128), True, "hopper"), ((4, 2048, 32, 8, 128), True, "hopper"),
-    ((1, 256, 16, 16, 128), True, "portable"), ((32, 512, 16, 16, 64), False, "portable"),
+    ((1, 256, 16, 16, 128), True, "portable"), ((32, 512, 16, 16, 64), False, "hopper"),
+    # d64 non-causal from 512 since the O epilogue through shared memory (issue11f); causal from 2048
+    ((16, 1024, 12, 12, 64), False, "hopper"), ((32, 512, 32, 32, 64), True, "portable"),
+    ((1, 256, 16, 16, 64), False, "portable"),
     ((4, 4096, 32, 32, 64), True, "hopper"), ((16, 1024, 32, 32, 64), True, "portable"),
     ((1, 1, 32, 8, 128), False, "portable"),
     # d256 / d96 (2026-11-26, branch issue11d-dims): hopper wherever it measured faster than portable
@@ -275,6 +278,57 @@ def test_d128_epilogue_buffer_and_options():
             assert o["shared"] == tiles + o_buf + 256 + 3 * 128 + 1024 <= 227 * 1024, name
 
 
+def test_d64_epilogue_buffer_and_options():
+    """The d64 kernels (and their ``_static`` siblings): with ``epilogue_smem`` a block_m x 64-column O staging
+    buffer (192 x 128 bytes = 24 KiB) on top of the Q / K / V tiles, tensor maps and alignment slack, within 227
+    KiB; only on TMA kernels with two Q buffers; ``epilogue_smem_per_warp`` and ``epilogue_v4`` only with it.
+    The shipped cubin (issue11f, 2026-11-26 evening) stages O per warp and stores it with st.global.v4."""
+    m = json.loads((CO / "hopper_manifest.json").read_text())
+    by_name = {o["name"]: o for o in m["objects"]}
+    for t in hopper.DTYPES:
+        for name in (f"fwd_{t}_d64", f"fwd_{t}_d64_static"):
+            o = by_name.get(name)
+            if o is None:
+                continue
+            if o.get("epilogue_smem"):
+                assert "tma" in o and o["block_n"] == 128 and o["q_stages"] == 2, name
+            else:
+                assert not o.get("epilogue_smem_per_warp") and not o.get("epilogue_v4"), name
+            tiles = o["q_stages"] * o["block_m"] * 128 + 2 * o["stages"] * o["block_n"] * 128
+            o_buf = o["block_m"] * 128 if o.get("epilogue_smem") else 0
+            assert o["shared"] == tiles + o_buf + 256 + 3 * 128 + 1024 <= 227 * 1024, name
+        shipped = by_name[f"fwd_{t}_d64"]
+        assert shipped.get("epilogue_smem") and shipped.get("epilogue_smem_per_warp") and shipped.get("epilogue_v4")
+        assert shipped["shared"] == 173_696
+
+
+def test_d64_epilogue_sass_stores_16_bytes():
+    """The d64 epilogue's row stores are 16-byte STG.E.128 in the SASS (a uint4 store through a generic pointer came
+    out of NVVM as four 4-byte stores at d128), stmatrix writes the buffer, and nothing spills."""
+    import re
+    import tempfile
+
+    from pyhipattn.codeobj.isa import NVIDIA_TOOLS, find_tool
+
+    tool = find_tool(NVIDIA_TOOLS)
+    if tool is None or not Path(tool).name.startswith("cuobjdump"):
+        _skip_or_fail("SASS not checked: no cuobjdump")
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "hopper_fwd.cubin"
+        path.write_bytes((CO / "hopper_fwd.cubin").read_bytes())
+        for t in hopper.DTYPES:
+            for k in (f"hopper_fwd_{t}_d64", f"hopper_fwd_{t}_d64_static"):
+                text = subprocess.run([tool, "-sass", "-fun", k, str(path)], capture_output=True, text=True,
+                                      check=True).stdout
+                ops = re.findall(r"\b(STG\.E(?:\.128)?|STSM\.[\w.]+|STL|LDL)\b", text)
+                # 16-byte stores: the zero rows of tiles no key reaches (8, as before) + the 4 O row stores per
+                # thread; 4-byte stores: the LSE only (6; the 4-byte O epilogue had 16 more, split v4 stores 16 too)
+                assert ops.count("STG.E.128") >= 12 and ops.count("STG.E") <= 8, (k, ops.count("STG.E.128"),
+                                                                                ops.count("STG.E"))
+                assert sum(op.startswith("STSM") for op in ops) == 4, k
+                assert "STL" not in ops and "LDL" not in ops, k
+
+
 def _hgmma_shapes() -> dict[str, set[str]]:
     """{kernel: {"64x96x16", ...}}: the wgmma shapes in each kernel's SASS (skip without a disassembler)."""
     import re
@@ -334,7 +388,9 @@ def test_build_is_reproducible(tmp_path):
                DYN_D96=str(int("fwd_bf16_d96_dyn" in by_name)), DYN_D64=str(int(bool(d64.get("dynamic_causal")))),
                L2_SECTION_MODE=str(d128.get("l2_section_mode", 0)),
                STATIC_SIBLINGS=str(int("fwd_bf16_d128_static" in by_name)),
-               EPI_SMEM_D128=str(int(bool(d128.get("epilogue_smem")))))
+               EPI_SMEM_D128=str(int(bool(d128.get("epilogue_smem")))),
+               EPI_SMEM_D64=str(2 if d64.get("epilogue_smem_per_warp") else int(bool(d64.get("epilogue_smem")))),
+               EPI_V4_D128=str(int(bool(d128.get("epilogue_v4")))))
     r = subprocess.run(["bash", str(ROOT / "scripts" / "build" / "hopper.sh")], env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     assert (tmp_path / "hopper_fwd.cubin").read_bytes() == (CO / "hopper_fwd.cubin").read_bytes()

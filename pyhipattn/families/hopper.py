@@ -105,7 +105,7 @@ def check_problem(p: Problem) -> str | None:
 #: Where the hopper kernels measured faster than the portable family on the H100 (bf16, same
 #: run, notes/hopper.md): (head_dim, causal) -> (min, max) of seqlen_q and of seqlen_k.
 #: Non-causal d128 won from 512 tokens up (1.05-1.22x; with TMA since 2026-11-26 1.07-1.14x), non-causal
-#: d64 from 2048 up (three consumer warpgroups since 2026-11-24: 0.96-1.18x at 2048-16384 over runs 4
+#: d64 from 2048 up (from 512 since issue11f, below; three consumer warpgroups since 2026-11-24: 0.96-1.18x at 2048-16384 over runs 4
 #: and 6, 0.96-1.03x at 512 / 1024), causal d128 from 4096 up (TMA, 2026-11-26: 1.02-1.18x at
 #: 4096-16384 and on the GQA rows; 0.87-0.96x at 512-2048), causal d64 from 2048 up since run 6 (three
 #: warpgroups on the persistent grid: 1.04-1.13x at 2048-16384; 0.91-0.97x at 512 / 1024).  Causal d128
@@ -121,10 +121,13 @@ def check_problem(p: Problem) -> str | None:
 #: d64 with the TMA producer and the dynamic schedule (issue11e, 2026-11-26, calls 1-2) at 512 / 1024 against portable:
 #: non-causal 1.02 / 0.99 / 1.00 / 1.01x and 1.03 / 0.99 / 1.02 / 1.01x (b32 h16, b16 h12, b32 h32, b16 h32), causal
 #: 0.93 / 0.92x and 0.93 / 0.92x (b32 h32, b16 h32): not faster, so short d64 stays on portable.
+#: d64 with O staged through shared memory (issue11f, 2026-11-26 evening, call 1): non-causal 1.11 / 1.05x at 512 /
+#: 1024 h32 and 1.11 / 1.05x on the b32 h16 / b16 h12 rows, so non-causal d64 from 512 up; causal 1.04x at 512 and
+#: 0.98x at 1024 (h32): causal d64 stays on portable below 2048.
 #: fp16 runs the same instructions and takes the bf16 rules (not timed separately).
 PREFERRED: dict[tuple[int, bool], tuple[int, int]] = {
     (128, False): (512, 1 << 30),
-    (64, False): (2048, 1 << 30),
+    (64, False): (512, 1 << 30),
     (128, True): (512, 1 << 30),
     (64, True): (2048, 1 << 30),
     (256, False): (512, 1 << 30),

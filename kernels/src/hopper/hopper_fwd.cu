@@ -27,8 +27,9 @@
 //             turns issuing their GEMMs (named barriers, round robin), one's softmax under the
 //             others' GEMMs.
 //   epilogue: O / l, LSE (natural log) when asked; the producer already loads the next tile
-//             meanwhile.  d128 (HOPPER_EPI_SMEM_D128, 128-key kernels, _static siblings included): O goes
-//             through a shared-memory buffer of its own (stmatrix) and out in 16-byte coalesced stores;
+//             meanwhile.  d128 (HOPPER_EPI_SMEM_D128, 128-key kernels, _static siblings included) and d64
+//             (HOPPER_EPI_SMEM_D64, _static siblings included): O goes through a shared-memory buffer of its
+//             own (stmatrix) and out in coalesced row stores (HOPPER_EPI_V4_D128: how);
 //             otherwise 4-byte stores straight from the accumulators.
 //   causal tiles (HOPPER_DYN_CAUSAL: the d128 and d64 kernels, the d96 _dyn siblings): dealt out
 //             dynamically from a tile counter, in sections of whole KV groups whose K / V fit L2
@@ -138,6 +139,20 @@
 // from the accumulators)
 #ifndef HOPPER_EPI_SMEM_D128
 #define HOPPER_EPI_SMEM_D128 1
+#endif
+// the d64 kernels (TMA, two Q buffers; _static siblings included): 0: 4-byte stores straight from the
+// accumulators; 1: O through a 24 KiB buffer (192 rows x 128 bytes) as at d128, warpgroup barriers;
+// 2: the same buffer, each warp staging and storing only its own 16 rows (stmatrix writes a warp's rows
+// only), so __syncwarp instead of the warpgroup barriers (the shipped cubin, 2026-11-26 evening, issue11f: 1 and 2
+// measured alike, 1.00-1.12x the 4-byte stores at 512-4096).  (HOPPER_EPI_SMEM_D128 takes 2 the same way; not built.)
+#ifndef HOPPER_EPI_SMEM_D64
+#define HOPPER_EPI_SMEM_D64 2
+#endif
+// how the staged O rows go out: the d64 kernels with one st.global.v4 (inline PTX) per 16-byte chunk; d128 the same
+// with 1, with 0 through a uint4 store, which NVVM splits into four st.global.u32 (found 2026-11-26 evening: the
+// issue11e-short d128 epilogue's "16-byte stores" are four 4-byte STG.E each in its SASS)
+#ifndef HOPPER_EPI_V4_D128
+#define HOPPER_EPI_V4_D128 0
 #endif
 static_assert(128 * (168 - HOPPER_REGS_PRODUCER_2WG) >= 256 * (HOPPER_REGS_CONSUMER_2WG - 168),
               "setmaxnreg: the consumers would wait for registers the producer never gives back");
@@ -361,8 +376,12 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     constexpr int REGS_P2 = DYN ? 32 : HOPPER_REGS_PRODUCER_2WG, REGS_C2 = DYN ? 232 : HOPPER_REGS_CONSUMER_2WG;
     static_assert(128 * (168 - REGS_P2) >= 256 * (REGS_C2 - 168), "setmaxnreg: unbalanced split");
     constexpr int KV_BYTES = BN * DS * 2;
-    // EPI: O staged through a buffer of its own (BM rows, swizzled like the Q tile) for coalesced stores
-    constexpr bool EPI = HOPPER_EPI_SMEM_D128 && TMA && D == 128 && BN == 128 && QS == 2;
+    // EPI: O staged through a buffer of its own (BM rows, swizzled like the Q tile) for coalesced stores;
+    // EPI_WARP: each warp stages and stores its own 16 rows (no warpgroup barrier)
+    constexpr int EPI_MODE =
+        TMA && BN == 128 && QS == 2 ? (D == 128 ? HOPPER_EPI_SMEM_D128 : D == 64 ? HOPPER_EPI_SMEM_D64 : 0) : 0;
+    static_assert(EPI_MODE >= 0 && EPI_MODE <= 2, "HOPPER_EPI_SMEM_D*: 0, 1 or 2");
+    constexpr bool EPI = EPI_MODE != 0, EPI_WARP = EPI_MODE == 2;
     constexpr int O_BYTES = EPI ? BM * DS * 2 : 0;
     // mbarriers, then (TMA) three tensor maps at bars + 256
     constexpr uint32_t TAIL = TMA ? 256 + 3 * 128 : 8 * (2 * QS + 4 * STAGES);
@@ -826,11 +845,16 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         }
         uint16_t* out = reinterpret_cast<uint16_t*>(a.out) + cb * a.o_batch_stride + ch * a.o_head_stride;
         if constexpr (EPI) {
-            // O into this warpgroup's 64 rows of the staging buffer ([2 atoms][64 rows][128 bytes], 16-byte
+            // O into this warpgroup's 64 rows of the staging buffer ([DS / 64 atoms][64 rows][128 bytes], 16-byte
             // chunk c of row r at c ^ (r & 7)) with stmatrix (lanes 8j..8j+7 address the rows of matrix j:
-            // rows +8 for odd j, the next 8 columns for j >= 2), then 16-byte coalesced stores, 16 threads a row.
-            // The first barrier orders the warpgroup's reads of its last tile before these writes.
-            named_sync(NWG + 1 + wg, 128);
+            // rows +8 for odd j, the next 8 columns for j >= 2), then 16-byte coalesced stores, D / 8 threads a row.
+            // stmatrix writes only the warp's own 16 rows (warp * 16 ..): EPI_WARP reads back and stores just
+            // those (__syncwarp orders it), else the warpgroup stores its 64 rows (named barriers).  The first
+            // sync orders the reads of the last tile before these writes.
+            constexpr int CPR = D / 8;                                      // 16-byte chunks per row
+            static_assert(D == 64 || D == 128, "the O buffer's layout: whole 64-column atoms, 8 or 16 chunks a row");
+            if constexpr (EPI_WARP) __syncwarp();
+            else named_sync(NWG + 1 + wg, 128);
             const uint32_t so = sO + wg * (WG_ROWS * DS * 2);
             const int mj = lane / 8;
             const int sr = warp * 16 + (mj & 1) * 8 + lane % 8;          // the row this lane addresses
@@ -845,17 +869,31 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
                              ::"r"(addr), "r"(r0), "r"(r1), "r"(r2), "r"(r3) : "memory");
             }
-            named_sync(NWG + 1 + wg, 128);
-            const int c = tid % 16;                                        // 16-byte chunk of a 256-byte row
             const int g0 = cm * BM + wg * WG_ROWS;
-#pragma unroll
-            for (int it = 0; it < WG_ROWS / 8; ++it) {
-                const int r = it * 8 + tid / 16;
+            auto store_row = [&](int r, int c) {                           // chunk c of buffer row r
                 uint4 v4;
                 asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
                              : "=r"(v4.x), "=r"(v4.y), "=r"(v4.z), "=r"(v4.w)
                              : "r"(so + (c / 8) * (WG_ROWS * 128) + r * 128 + (((c % 8) ^ (r & 7)) << 4)) : "memory");
-                if (g0 + r < sq) *reinterpret_cast<uint4*>(out + (int64_t)(g0 + r) * a.o_seq_stride + c * 8) = v4;
+                if (g0 + r < sq) {
+                    uint16_t* dst = out + (int64_t)(g0 + r) * a.o_seq_stride + c * 8;
+                    if constexpr (D == 64 || HOPPER_EPI_V4_D128)
+                        asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};"
+                                     ::"l"(dst), "r"(v4.x), "r"(v4.y), "r"(v4.z), "r"(v4.w) : "memory");
+                    else
+                        *reinterpret_cast<uint4*>(dst) = v4;
+                }
+            };
+            if constexpr (EPI_WARP) {
+                __syncwarp();
+                constexpr int RPI = 32 / CPR;                              // rows per warp instruction
+#pragma unroll
+                for (int it = 0; it < 16 / RPI; ++it) store_row(warp * 16 + it * RPI + lane / CPR, lane % CPR);
+            } else {
+                named_sync(NWG + 1 + wg, 128);
+                constexpr int RPP = 128 / CPR;                             // rows per pass of the warpgroup
+#pragma unroll
+                for (int it = 0; it < WG_ROWS / RPP; ++it) store_row(it * RPP + tid / CPR, tid % CPR);
             }
         } else {
             // 4-byte stores straight from the accumulators

@@ -12,7 +12,10 @@ the d128 TMA kernels with 128-key blocks deal causal tiles out dynamically, with
 default 0), ``l2_section_kb`` (causal tile order in sections of heads whose K + V fit that many KiB; 0: none),
 ``l2_section_mode`` (how sections are sized, hopper_fwd.cu's HOPPER_L2_SECTION_MODE; default 0),
 ``epi_smem_d128`` (0 / 1: the d128 TMA kernels with 128-key blocks and two Q buffers, _static siblings included,
-stage O through a shared-memory buffer of block_m x 128 columns for coalesced stores; recorded as ``epilogue_smem``).  ``hopper_fwd_<dtype>_d96_dyn`` kernels (HOPPER_DYN_D96) are
+stage O through a shared-memory buffer of block_m x 128 columns for coalesced stores; recorded as ``epilogue_smem``),
+``epi_smem_d64`` (0 / 1 / 2: the same for the d64 TMA kernels with two Q buffers, _static siblings included, a buffer
+of block_m x 64 columns; 2: each warp stages and stores its own rows, recorded as ``epilogue_smem_per_warp`` too), ``epi_v4_d128`` (0 / 1: the d128 buffer's rows go out with
+st.global.v4 as the d64 ones always do; recorded as ``epilogue_v4`` on every kernel whose rows do).  ``hopper_fwd_<dtype>_d96_dyn`` kernels (HOPPER_DYN_D96) are
 the d96 tile with the dynamic causal schedule; their name says so.  ``hopper_fwd_<dtype>_d{64,128}_static``
 kernels (HOPPER_STATIC_SIBLINGS) are the tile of a dynamic kernel on the static schedule (TMA, no
 ``dynamic_causal``).
@@ -72,7 +75,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
     kv = dict(o.split("=", 1) for o in opts)
     unknown = set(kv) - {"tma_d64", "tma_d128", "bn_d128", "q_stages_d128", "regs_2wg", "bn_d256", "d96_compute",
                          "dyn_causal", "dyn_d64", "l2_section_kb", "l2_section_mode",
-                         "epi_smem_d128"}
+                         "epi_smem_d128", "epi_smem_d64", "epi_v4_d128"}
     if unknown:
         raise SystemExit(f"make_manifest: unknown option(s) {sorted(unknown)}")
     qs = {64: int(q_stages), 96: 2, 128: int(kv.get("q_stages_d128", q_stages)), 256: 1}
@@ -84,6 +87,9 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
     l2_section_mode = int(kv.get("l2_section_mode", "0"))
     l2_section_kb = int(kv.get("l2_section_kb", "0"))
     epi_smem_d128 = kv.get("epi_smem_d128", "0") == "1"
+    epi_smem_d64 = int(kv.get("epi_smem_d64", "0"))
+    if epi_smem_d64 not in (0, 1, 2):
+        raise SystemExit(f"make_manifest: epi_smem_d64={epi_smem_d64}; accepted: 0, 1, 2")
     stages = {64: int(stages64), 96: 2, 128: int(stages128), 256: 2}
     nwg = {64: int(nwg64), 96: 2, 128: 2, 256: 2}
     compute = {96: int(kv.get("d96_compute", 96))}
@@ -113,7 +119,8 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
         if m[3] == "_static":   # HOPPER_STATIC_SIBLINGS: built only from kernels with the dynamic schedule, all TMA
             uses_tma = True
         # hopper_fwd.cu's EPI
-        epi = epi_smem_d128 and uses_tma and d == 128 and bn == 128 and q_bufs == 2
+        epi_mode = {128: int(epi_smem_d128), 64: epi_smem_d64}.get(d, 0) if uses_tma and bn == 128 and q_bufs == 2 else 0
+        epi = epi_mode != 0
         shared = shared_bytes(bm, bn, d, stages[d], q_bufs, uses_tma, epi)
         try:
             check_layout(lay, k)
@@ -144,6 +151,10 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
                 objects[-1]["l2_section_mode"] = l2_section_mode
         if epi:
             objects[-1]["epilogue_smem"] = True
+        if epi_mode == 2:
+            objects[-1]["epilogue_smem_per_warp"] = True
+        if epi and (d == 64 or kv.get("epi_v4_d128", "0") == "1"):
+            objects[-1]["epilogue_v4"] = True
         if nwg[d] == 2 and (dyn or regs != "40/232"):
             objects[-1]["setmaxnreg"] = "32/232" if dyn else regs
     if problems:
