@@ -158,6 +158,37 @@ def test_short_kv_kinds_where_the_arch_has_tiles():
     assert not any("short" in o["name"] for o in portable.manifest("sm_80")["objects"])
 
 
+def test_short_d64_masked_object_has_no_softcap_code_and_softcap_takes_its_own():
+    # sm_90a d64: masked_short is built without the softcap code (causal / window only); short
+    # problems with softcap take softcap_short, which has it; d128 masked_short keeps softcap
+    short = portable.SHORT_KV
+    assert portable.tile_kind(make_problem(sq=512, sk=512, d=64, causal=True), "sm_90a") == "masked_short"
+    assert portable.tile_kind(make_problem(sq=512, sk=512, d=64, softcap=5.0), "sm_90a") == "softcap_short"
+    assert portable.tile_kind(make_problem(sq=512, sk=short, d=64, causal=True, softcap=5.0), "sm_90a") == "softcap_short"
+    assert portable.tile_kind(make_problem(sq=512, sk=short + 1, d=64, softcap=5.0), "sm_90a") == "masked"
+    assert portable.tile_kind(make_problem(sq=512, sk=512, d=128, softcap=5.0), "sm_90a") == "masked_short"
+    assert portable.tile_kind(make_problem(sq=512, sk=512, d=64, softcap=5.0), "sm_80") == "masked"
+    by_name = portable.manifest("sm_90a")["by_name"]
+    for dt in ("bf16", "fp16"):
+        masked, capped = by_name[f"fwd_{dt}_d64_masked_short"], by_name[f"fwd_{dt}_d64_softcap_short"]
+        assert masked["options"]["HAS_SOFTCAP"] is False and "HAS_SOFTCAP" not in capped["options"]
+        assert masked["options"]["FMA_SCALE"] and capped["options"]["FMA_SCALE"]
+        assert by_name[f"fwd_{dt}_d64_plain_short"]["options"]["FMA_SCALE"]
+        assert "HAS_SOFTCAP" not in by_name[f"fwd_{dt}_d128_masked_short"]["options"]
+        for kind in ("plain_short", "masked_short", "softcap_short"):
+            assert by_name[f"fwd_{dt}_d64_{kind}"]["maxnreg"] == 128
+    # the plan for a softcap problem names the softcap object
+    (fwd,) = portable.plan(make_problem(b=2, sq=256, sk=256, hq=8, hk=8, d=64, softcap=5.0), "sm_90a", 132, 1)
+    assert fwd.code_object.endswith(by_name["fwd_bf16_d64_softcap_short"]["file"])
+    # a manifest whose masked_short lacks softcap code refuses a softcap problem routed to it
+    saved = portable.TILES["sm_90a"].pop(("softcap_short", 64))
+    try:
+        why = portable.gate(make_problem(sq=512, sk=512, d=64, softcap=5.0), "sm_90a")
+    finally:
+        portable.TILES["sm_90a"][("softcap_short", 64)] = saved
+    assert why and "without softcap" in why and "5.0" in why
+
+
 @pytest.mark.parametrize("bad, why", [
     (dict(dtype="fp32"), "dtype"), (dict(d=300), "head_dim"), (dict(d=36), "multiple of 8"),
     (dict(hq=6, hk=4), "divide"),

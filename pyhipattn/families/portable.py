@@ -10,7 +10,9 @@ dispatch falls back to.  Variants per (dtype, head-dim class 64/128/256):
 plain and masked also come as varlen variants; one split-K combine kernel per dtype.
 Short KV (seqlen_k <= SHORT_KV, not varlen): the kinds plain_short / masked_short, the same
 code with a smaller tile, where an arch has tiles for them (sm_90a: d64 plain and masked, d128
-masked); elsewhere those problems take the plain / masked objects.
+masked); elsewhere those problems take the plain / masked objects.  Where an arch also has a
+softcap_short tile for the class (sm_90a d64), masked_short is built without the softcap code
+(causal / window only: fewer registers) and short problems with softcap take softcap_short.
 
 Launch: grid (cdiv(sq * group, BLOCK_M), batch * heads_k, num_splits) of num_warps * wave
 threads.  With num_splits > 1 the kernel writes the ``workspace`` (fp32: partial O
@@ -61,9 +63,11 @@ TILES: dict[str, dict[tuple[str, int], tuple[int, int, int, int]]] = {
         ("masked", 64): (128, 64, 4, 3), ("masked", 128): (128, 128, 8, 3), ("masked", 256): (128, 32, 8, 2),
         ("decode", 64): (16, 64, 4, 3), ("decode", 128): (16, 64, 4, 3), ("decode", 256): (16, 64, 4, 3),
         # seqlen_k <= SHORT_KV: a few key blocks per program, so prologue and epilogue weigh more and
-        # smaller tiles (more CTAs per SM) win; measured at s = 512 / 1024 (notes/portable.md)
-        ("plain_short", 64): (128, 64, 8, 3), ("masked_short", 64): (64, 64, 4, 3),
-        ("masked_short", 128): (64, 64, 4, 3),
+        # smaller tiles (more CTAs per SM) win; measured at s = 512 / 1024 (notes/portable.md).  The
+        # d64 short tiles are built with at most 128 registers (the build's ARCH_OPTIONS: four
+        # 128-thread CTAs per SM) and the scale folded into the exponent (issue 11, notes/portable.md)
+        ("plain_short", 64): (64, 64, 4, 3), ("masked_short", 64): (64, 64, 4, 3),
+        ("softcap_short", 64): (64, 64, 4, 3), ("masked_short", 128): (64, 64, 4, 3),
     },
     "sm_80": {
         ("plain", 64): (128, 64, 4, 3), ("plain", 128): (128, 64, 8, 3), ("plain", 256): (64, 64, 8, 2),
@@ -93,7 +97,8 @@ COMBINE_TILE = (16, 64, 4, 1)        # BLOCK_R, BLOCK_DV, num_warps, num_stages
 SPLIT_EFFICIENCY = 0.95
 # Short-KV kinds: (kind, the kind whose code they run).  Chosen for seqlen_k <= SHORT_KV when the
 # arch has a tile for (short kind, head-dim class); not for varlen (seqlen_k is only the maximum).
-SHORT_KINDS = {"plain_short": "plain", "masked_short": "masked"}
+# softcap_short: softcap problems, where the arch has that tile (then masked_short has no softcap code).
+SHORT_KINDS = {"plain_short": "plain", "masked_short": "masked", "softcap_short": "masked"}
 SHORT_KV = 1024
 
 
@@ -102,6 +107,15 @@ def variant_name(dtype: str, kind: str, hd_class: int = 0, varlen: bool = False)
     if kind == "combine":
         return f"combine_{dtype}"
     return f"fwd_{dtype}_d{hd_class}_{kind}" + ("_varlen" if varlen else "")
+
+
+def has_softcap_code(arch: str, kind: str, hd_class: int) -> bool:
+    """Whether the ``kind`` object of this class carries the softcap code (HAS_SOFTCAP): every masked
+    kind, except masked_short where the arch has a softcap_short tile (softcap problems go there)."""
+    base = SHORT_KINDS.get(kind, kind)
+    if base == "plain":
+        return False
+    return not (kind == "masked_short" and ("softcap_short", hd_class) in TILES[arch])
 
 
 def variants(arch: str) -> list[dict]:
@@ -117,6 +131,7 @@ def variants(arch: str) -> list[dict]:
                     out.append(dict(name=variant_name(dt, kind, hdc, varlen), role="fwd", dtype=dt, kind=kind,
                                     head_dim_class=hdc, varlen=varlen,
                                     masked=SHORT_KINDS.get(kind, kind) != "plain",
+                                    softcap=has_softcap_code(arch, kind, hdc),
                                     block_m=bm, block_n=bn, num_warps=nw, num_stages=ns))
         br, bdv, nw, ns = COMBINE_TILE
         out.append(dict(name=variant_name(dt, "combine"), role="combine", dtype=dt, kind="combine",
@@ -178,15 +193,20 @@ def effective_window(problem: Problem) -> tuple[int, int]:
 
 
 def tile_kind(problem: Problem, arch: str | None = None) -> str:
-    """decode, plain or masked; with ``arch``, plain_short / masked_short for seqlen_k <= SHORT_KV
-    (not varlen) where the arch has a tile for them at this head-dim class."""
+    """decode, plain or masked; with ``arch``, plain_short / masked_short (softcap_short for softcap
+    where the arch has it) for seqlen_k <= SHORT_KV (not varlen) where the arch has a tile for them
+    at this head-dim class."""
     wl, wr = effective_window(problem)
     if not problem.varlen and problem.seqlen_q * problem.group_size <= DECODE_ROWS:
         return "decode"
     kind = "masked" if (wl >= 0 or wr >= 0 or problem.softcap > 0) else "plain"
     if arch is not None and not problem.varlen and problem.seqlen_k <= SHORT_KV:
+        tiles = TILES.get(canonical_arch(arch), {})
+        hdc = head_dim_class(problem)
         short = kind + "_short"
-        if (short, head_dim_class(problem)) in TILES.get(canonical_arch(arch), {}):
+        if problem.softcap > 0 and ("softcap_short", hdc) in tiles:
+            short = "softcap_short"
+        if (short, hdc) in tiles:
             return short
     return kind
 
@@ -224,6 +244,8 @@ def gate(problem: Problem, arch: str, compute_units: int | None = None) -> str |
     name = variant_name(p.dtype, tile_kind(p, a), head_dim_class(p), p.varlen)
     if name not in manifest(a)["by_name"]:
         return f"variant portable_{name} is not in kernels/co/{a}"
+    if p.softcap > 0 and manifest(a)["by_name"][name]["options"].get("HAS_SOFTCAP") is False:
+        return f"portable_{name} is built without softcap code but softcap is {p.softcap}"
     fold = manifest(a)["by_name"][name]["options"].get("FOLD_COUNTERS", 0)
     if fold not in (0, SPLIT_COUNTERS):
         return (f"portable_{name} counts splits in {fold} words but the runtime reserves {SPLIT_COUNTERS}: "

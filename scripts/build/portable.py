@@ -6,7 +6,7 @@ on a CPU-only machine, with triton==3.6.0.
 
 Writes kernels/co/<arch>/portable_<variant>.{cubin,co} and portable_manifest.json.  The
 variants and tiles are pyhipattn.families.portable.variants(arch) (sm_90a also gets short-KV
-variants, plain_short / masked_short, for seqlen_k <= SHORT_KV).  The build fails when a
+variants, plain_short / masked_short / softcap_short, for seqlen_k <= SHORT_KV).  The build fails when a
 variant's parameters disagree with portable_args.h (order, type, natural-alignment offset),
 when the code object's own metadata disagrees with that layout, when Triton asks for global or
 profile scratch, when the object spills, uses scratch / local memory or more registers than
@@ -55,13 +55,23 @@ TARGETS = {  # arch -> (backend, arch id, warp size)
 #             with it at 338), and so does its short-KV d64 tile (128, 64, 8, 3): 123 registers
 #             with it, two CTAs per SM; 160 without, one CTA per SM, 228 instead of ~320 TFLOP/s
 #             at s = 512 (notes/portable.md).
+#   fma_scale (kind, head-dim class) pairs built with FMA_SCALE: in unmasked key blocks the row
+#             max is taken unscaled and the scale goes into the exponent (one FFMA per score).
+#             max_registers: (kind, head-dim class) -> ptxas register cap (Triton's maxnreg); the
+#             build still refuses any spill.  sm_90a's d64 short kinds, (64, 64, 4, 3) tiles: 136
+#             (plain) / 155-162 (masked) registers uncapped, three 128-thread CTAs per SM; capped
+#             at 128, four, spill-free: 1.07x (plain) and 1.08x (masked) at s = 512 / 1024 on the
+#             H100, and the masked one without the softcap code (softcap_short takes softcap) a
+#             further 1.03x (notes/portable.md, issue 11).
 #   separate_combine  (kind, head-dim class) pairs whose split-K partials are folded by the
 #             separate attn_combine launch; every other variant folds them itself
 #             (FOLD_COUNTERS: the last split of a row tile combines, one launch per call).  On
 #             sm_90a the fused fold spilled the d256 plain / masked tiles (128 x 256 fp32
 #             accumulator over 8 warps; 384-400 bytes of local memory per thread).
 ARCH_OPTIONS = {
-    "sm_90a": dict(late_rows=(256, ("plain_short", 64)), separate_combine=(("plain", 256), ("masked", 256))),
+    "sm_90a": dict(late_rows=(256, ("plain_short", 64)), separate_combine=(("plain", 256), ("masked", 256)),
+                   fma_scale=(("plain_short", 64), ("masked_short", 64), ("softcap_short", 64)),
+                   max_registers={("plain_short", 64): 128, ("masked_short", 64): 128, ("softcap_short", 64): 128}),
     "sm_80": dict(late_rows=(64, 128, 256)),
     "gfx1100": dict(d_chunk={64: 32, 128: 64, 256: 64}),
 }
@@ -126,11 +136,25 @@ def layout_rows(layout) -> list[tuple[str, int, int]]:
 
 def source_options(arch: str, hdc: int, kind: str = "plain") -> dict:
     """attn_fwd's D_CHUNK, LATE_ROWS and FOLD_COUNTERS constexprs for ``arch``, head-dim class ``hdc`` and
-    variant kind ``kind``."""
+    variant kind ``kind``; FMA_SCALE only where set (True), HAS_SOFTCAP only where a masked kind
+    goes without the softcap code (False: the family's has_softcap_code)."""
+    from pyhipattn.families import portable as fam
+
     o = ARCH_OPTIONS.get(arch, {})
     late = o.get("late_rows", ())
-    return dict(D_CHUNK=o.get("d_chunk", {}).get(hdc, 0), LATE_ROWS=hdc in late or (kind, hdc) in late,
+    opts = dict(D_CHUNK=o.get("d_chunk", {}).get(hdc, 0), LATE_ROWS=hdc in late or (kind, hdc) in late,
                 FOLD_COUNTERS=0 if (kind, hdc) in o.get("separate_combine", ()) else SPLIT_COUNTERS)
+    if (kind, hdc) in o.get("fma_scale", ()):
+        opts["FMA_SCALE"] = True
+    if fam.SHORT_KINDS.get(kind, kind) == "masked" and not fam.has_softcap_code(arch, kind, hdc):
+        opts["HAS_SOFTCAP"] = False
+    return opts
+
+
+def compile_options(arch: str, hdc: int, kind: str) -> dict:
+    """Triton compile options beyond num_warps / num_stages: maxnreg where ARCH_OPTIONS caps it."""
+    cap = ARCH_OPTIONS.get(arch, {}).get("max_registers", {}).get((kind, hdc))
+    return {"maxnreg": cap} if cap else {}
 
 
 def compile_one(job: dict) -> dict:
@@ -148,13 +172,14 @@ def compile_one(job: dict) -> dict:
         hdc = v["head_dim_class"]
         masked = v["masked"]            # masked, masked_short, decode
         constexprs = dict(BLOCK_M=v["block_m"], BLOCK_N=v["block_n"], BLOCK_D=hdc, BLOCK_DV=hdc,
-                          IS_MASKED=masked, IS_VARLEN=v["varlen"], HAS_SOFTCAP=masked,
-                          **source_options(job["arch"], hdc, v["kind"]))
+                          IS_MASKED=masked, IS_VARLEN=v["varlen"], HAS_SOFTCAP=masked)
+        constexprs.update(source_options(job["arch"], hdc, v["kind"]))
     backend, arch_id, warp = TARGETS[job["arch"]]
     t0 = time.time()
     src = triton.compiler.ASTSource(fn=fn, signature=sig, constexprs=constexprs, attrs=attrs_for(fn, sig))
     k = triton.compile(src, target=GPUTarget(backend, arch_id, warp),
-                       options={"num_warps": v["num_warps"], "num_stages": v["num_stages"]})
+                       options={"num_warps": v["num_warps"], "num_stages": v["num_stages"],
+                                **(compile_options(job["arch"], v["head_dim_class"], v["kind"]) if v["role"] == "fwd" else {})})
     md = k.metadata
     binary = k.asm["cubin"] if backend == "cuda" else k.asm["hsaco"]
     return dict(
@@ -304,6 +329,7 @@ def main() -> int:
             head_dim_class=v["head_dim_class"], varlen=v["varlen"], masked=v["masked"],
             block_m=v["block_m"], block_n=v["block_n"], num_warps=v["num_warps"], num_stages=v["num_stages"],
             options=source_options(r["arch"], v["head_dim_class"], v["kind"]) if v["role"] == "fwd" else {},
+            **(compile_options(r["arch"], v["head_dim_class"], v["kind"]) if v["role"] == "fwd" else {}),
             shared=r["shared"], threads=r["num_warps"] * r["warp_size"],
             global_scratch_size=r["global_scratch_size"], profile_scratch_size=r["profile_scratch_size"],
             struct=r["struct"], **object_tail(r, fam.layout(r["struct"])))

@@ -61,15 +61,21 @@ def _scores_by_chunks(q_rows, row_ok, k_blk, stride_ks, offs_n, kin, head_dim,
 @triton.jit
 def _attn_step(acc, l_i, m_i, q, k_base, v_base, stride_ks, stride_vs, start_n,
                offs_n, offs_d, offs_dv, dmask, dvmask, vis_lo, vis_n, seqlen_k,
-               qk_scale, sc_in, sc_out, MASK: tl.constexpr, SOFTCAP: tl.constexpr, D_CHUNK: tl.constexpr):
+               qk_scale, sc_in, sc_out, MASK: tl.constexpr, SOFTCAP: tl.constexpr, D_CHUNK: tl.constexpr,
+               FMA_SCALE: tl.constexpr = False):
     """One key block of the online softmax.
 
     MASK 0: a block wholly inside every row's window and inside seqlen_k (no mask arithmetic);
     1: bound the keys by seqlen_k only; 2: row r sees keys vis_lo[r] <= j < vis_lo[r] + vis_n[r]
     (window and seqlen_k folded in per row: one unsigned compare per score).  Scores are kept
     in the log2 domain (qk_scale and sc_out carry log2(e)).  ``q``: the Q tile, or with
-    D_CHUNK > 0 (q row pointers, row mask, head_dim) for _scores_by_chunks.
+    D_CHUNK > 0 (q row pointers, row mask, head_dim) for _scores_by_chunks.  FMA_SCALE (unmasked
+    blocks without softcap only): the row max is taken over the unscaled scores and scaled once
+    per row, and the scale goes into the exponent's subtraction (one FFMA per score instead of an
+    FMUL and an FADD); exact for the max (scale >= 0, rounding is monotone).  Masked blocks keep
+    the scale before the mask: -inf * 0 would be NaN at softmax_scale 0.
     """
+    FUSED: tl.constexpr = FMA_SCALE and MASK == 0 and not SOFTCAP
     kpos = start_n + offs_n
     k_blk = k_base + tl.cast(start_n, tl.int64) * stride_ks
     k_ptrs = k_blk + (offs_n[:, None] * stride_ks + offs_d[None, :])
@@ -87,20 +93,25 @@ def _attn_step(acc, l_i, m_i, q, k_base, v_base, stride_ks, stride_vs, start_n,
     if SOFTCAP:
         # tanh(y) = 1 - 2 / (1 + e^(2y)); sc_in = 2 * log2(e) * scale / softcap
         qk = sc_out * (1.0 - 2.0 / (1.0 + tl.math.exp2(qk * sc_in)))
-    else:
+    elif not FUSED:
         qk = qk * qk_scale
     if MASK == 1:
         qk = tl.where(kin[None, :], qk, float("-inf"))
     if MASK == 2:
         vis = (kpos[None, :] - vis_lo[:, None]).to(tl.uint32, bitcast=True) < vis_n[:, None].to(tl.uint32, bitcast=True)
         qk = tl.where(vis, qk, float("-inf"))
-    m_new = tl.maximum(m_i, tl.max(qk, 1))
-    if MASK > 0:
-        # a row with nothing visible so far keeps m = -inf; subtract 0 instead of -inf
-        m_new_s = tl.where(m_new == float("-inf"), 0.0, m_new)
-    else:
+    if FUSED:
+        m_new = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+        p = tl.math.exp2(qk * qk_scale - m_new[:, None])
         m_new_s = m_new
-    p = tl.math.exp2(qk - m_new_s[:, None])
+    else:
+        m_new = tl.maximum(m_i, tl.max(qk, 1))
+        if MASK > 0:
+            # a row with nothing visible so far keeps m = -inf; subtract 0 instead of -inf
+            m_new_s = tl.where(m_new == float("-inf"), 0.0, m_new)
+        else:
+            m_new_s = m_new
+        p = tl.math.exp2(qk - m_new_s[:, None])
     alpha = tl.math.exp2(m_i - m_new_s)
     l_i = l_i * alpha + tl.sum(p, 1)
     acc = acc * alpha[:, None]
@@ -115,7 +126,8 @@ def _attn_step(acc, l_i, m_i, q, k_base, v_base, stride_ks, stride_vs, start_n,
 @triton.jit
 def _attn_range(acc, l_i, m_i, q, k_base, v_base, stride_ks, stride_vs, s_lo, mid_lo, mid_hi, s_hi_blk,
                 offs_n, offs_d, offs_dv, dmask, dvmask, vis_lo, vis_n, seqlen_k, qk_scale, sc_in, sc_out,
-                BLOCK_N: tl.constexpr, IS_MASKED: tl.constexpr, SOFTCAP: tl.constexpr, D_CHUNK: tl.constexpr):
+                BLOCK_N: tl.constexpr, IS_MASKED: tl.constexpr, SOFTCAP: tl.constexpr, D_CHUNK: tl.constexpr,
+                FMA_SCALE: tl.constexpr = False):
     """Key blocks [s_lo, s_hi_blk): the unmasked middle [mid_lo, mid_hi) first, software-
     pipelined (the kernel's num_stages), then the edge blocks [s_lo, mid_lo) and
     [mid_hi, s_hi_blk) masked, in one loop with num_stages=1.  Edge runs are a block or two:
@@ -124,7 +136,7 @@ def _attn_range(acc, l_i, m_i, q, k_base, v_base, stride_ks, stride_vs, s_lo, mi
     for start_n in range(mid_lo, mid_hi, BLOCK_N):
         acc, l_i, m_i = _attn_step(acc, l_i, m_i, q, k_base, v_base, stride_ks, stride_vs, start_n,
                                    offs_n, offs_d, offs_dv, dmask, dvmask, vis_lo, vis_n, seqlen_k,
-                                   qk_scale, sc_in, sc_out, 0, SOFTCAP, D_CHUNK)
+                                   qk_scale, sc_in, sc_out, 0, SOFTCAP, D_CHUNK, FMA_SCALE)
     if IS_MASKED:
         gap = mid_hi - mid_lo
         for j in tl.range(s_lo, s_hi_blk - gap, BLOCK_N, num_stages=1):
@@ -186,6 +198,7 @@ def attn_fwd(
     D_CHUNK: tl.constexpr = 0,       # > 0: q . k^T by head-dim chunks (see _scores_by_chunks)
     LATE_ROWS: tl.constexpr = False,  # plain variant too: store rows recomputed after the loops
     FOLD_COUNTERS: tl.constexpr = 0,  # > 0, num_splits > 1: the last split combines (_combine_if_last)
+    FMA_SCALE: tl.constexpr = False,  # unmasked blocks: scale folded into the exponent (see _attn_step)
 ):
     split, off_b, off_hk, q_start, sq, k_start, sk, rows, start_m = _program_tile(
         CU_SEQLENS_Q, CU_SEQLENS_K, seqlen_q, seqlen_k, heads_kv, group, 0, BLOCK_M, IS_MASKED, IS_VARLEN)
@@ -257,17 +270,17 @@ def attn_fwd(
             acc, l_i, m_i = _attn_range(acc, l_i, m_i, q, k_base, v_base, stride_ks, stride_vs,
                                         s_lo, mid_lo, mid_hi, s_hi_blk, offs_n, offs_d, offs_dv, dmask, dvmask,
                                         vis_lo, vis_n, sk, qk_scale, sc_in, sc_out,
-                                        BLOCK_N, IS_MASKED, True, D_CHUNK)
+                                        BLOCK_N, IS_MASKED, True, D_CHUNK, FMA_SCALE)
         else:
             acc, l_i, m_i = _attn_range(acc, l_i, m_i, q, k_base, v_base, stride_ks, stride_vs,
                                         s_lo, mid_lo, mid_hi, s_hi_blk, offs_n, offs_d, offs_dv, dmask, dvmask,
                                         vis_lo, vis_n, sk, qk_scale, 0.0, 0.0,
-                                        BLOCK_N, IS_MASKED, False, D_CHUNK)
+                                        BLOCK_N, IS_MASKED, False, D_CHUNK, FMA_SCALE)
     else:
         acc, l_i, m_i = _attn_range(acc, l_i, m_i, q, k_base, v_base, stride_ks, stride_vs,
                                     s_lo, mid_lo, mid_hi, s_hi_blk, offs_n, offs_d, offs_dv, dmask, dvmask,
                                     vis_lo, vis_n, sk, qk_scale, 0.0, 0.0,
-                                    BLOCK_N, IS_MASKED, False, D_CHUNK)
+                                    BLOCK_N, IS_MASKED, False, D_CHUNK, FMA_SCALE)
 
     if IS_MASKED or LATE_ROWS:
         # The stores' row indices and the program's coordinates, recomputed from a value the
