@@ -37,6 +37,8 @@ from pyhipattn.dlpack import view
 from pyhipattn.families import hopper
 from pyhipattn.prepared import prepare
 
+from dev_plan import plan_with_manifest   # bench/dev_plan.py (this script's folder is on sys.path)
+
 ARCH = "sm_90a"
 ISSUE_SHAPES = [  # (b, hq, hk, sq, sk, d, causal) of issue 11's table
     (1, 32, 8, 8192, 8192, 128, True), (2, 64, 8, 4096, 4096, 128, True), (1, 16, 16, 16384, 16384, 128, False),
@@ -80,13 +82,7 @@ def hopper_prepared(q, k, v, causal: bool, lse: bool, cubin: str | None, persist
             # plan with the variant's own manifest (block_m, threads, shared), then point at its cubin
             man = json.load(open(os.path.join(os.path.dirname(cubin), "hopper_manifest.json")))
             man["by_name"] = {o["name"]: o for o in man["objects"]}
-            saved = hopper.manifest
-            hopper.manifest = lambda arch: man
-            try:
-                plans = hopper.plan(p, ARCH, 132, 1)
-            finally:
-                hopper.manifest = saved
-            plans = [dataclasses.replace(pl, code_object=cubin) for pl in plans]
+            plans = plan_with_manifest(hopper, man, p, ARCH, 132, 1, cubin)
         else:
             plans = hopper.plan(p, ARCH, 132, 1)
         if persistent:   # True: one CTA per SM; an int: that many CTAs

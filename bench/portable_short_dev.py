@@ -10,7 +10,7 @@ the shipped object ("new") and cuDNN (torch SDPA; not for the softcap rows, wher
 object's output is the reference).  ``SHAPES="b,hq,hk,sq,sk,d,causal;..."`` replaces the rows.
 Timing: pyhipattn.tools.bench.gpu_time (median over rotated input sets); prints a table last.
 """
-import copy, dataclasses, json, os, sys, time
+import copy, json, os, sys
 import torch
 from pyhipattn import validate
 from pyhipattn.dlpack import view
@@ -18,6 +18,8 @@ from pyhipattn.families import portable
 from pyhipattn.prepared import prepare
 from pyhipattn.tools import bench
 from pyhipattn.tools.bench import Shape
+
+from dev_plan import plan_with_manifest   # bench/dev_plan.py (this script's folder is on sys.path)
 
 ARCH = "sm_90a"
 SHAPES = [(32, 32, 32, 512, 512, 64, False), (16, 32, 32, 1024, 1024, 64, False),
@@ -44,13 +46,7 @@ def prep_for(q, k, v, causal, cand, softcap=0.0):
     o = man["by_name"][name]
     o.update(block_m=cand["block_m"], block_n=cand["block_n"], num_warps=cand["num_warps"],
              num_stages=cand["num_stages"], shared=cand["shared"], threads=cand["threads"], kernel=cand["kernel"])
-    saved = portable.manifest
-    portable.manifest = lambda arch: man
-    try:
-        plans = portable.plan(p, ARCH, 132, 1)
-    finally:
-        portable.manifest = saved
-    plans = [dataclasses.replace(pl, code_object=os.path.abspath(os.path.join(folder, cand["file"]))) for pl in plans]
+    plans = plan_with_manifest(portable, man, p, ARCH, 132, 1, os.path.abspath(os.path.join(folder, cand["file"])))
     return prepare(plans, q.device.index), kind
 
 

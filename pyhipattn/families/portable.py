@@ -131,7 +131,6 @@ def variants(arch: str) -> list[dict]:
                     out.append(dict(name=variant_name(dt, kind, hdc, varlen), role="fwd", dtype=dt, kind=kind,
                                     head_dim_class=hdc, varlen=varlen,
                                     masked=SHORT_KINDS.get(kind, kind) != "plain",
-                                    softcap=has_softcap_code(arch, kind, hdc),
                                     block_m=bm, block_n=bn, num_warps=nw, num_stages=ns))
         br, bdv, nw, ns = COMBINE_TILE
         out.append(dict(name=variant_name(dt, "combine"), role="combine", dtype=dt, kind="combine",
