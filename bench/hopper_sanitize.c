@@ -108,12 +108,13 @@ static int run_case(CUfunction fn, int shared, int b, int sq, int sk, int hq, in
     a.scale_log2 = (float)(scale * 1.4426950408889634);
     int tiles = a.m_blocks * hq * b;
     unsigned grid = (unsigned)(tiles < grid_cap ? tiles : grid_cap);
-    /* tensor-map scratch of TMA kernels: 128 + 384 bytes per CTA (unused by the others), after 256 zeroed
+    /* tensor-map scratch of TMA kernels: 128 + 512 bytes per CTA (384 used, 512 with the O map of HOPPER_EPI_TMA_D128;
+       unused by the others), after 256 zeroed
        bytes as the runtime's workspace has (the dynamic causal schedule counts in the two int32 below
        tmaps and must leave them at 0) */
     CUdeviceptr dt;
     int zeros[64] = {0}, after[64];
-    CK(cuMemAlloc(&dt, 256 + 128 + 384 * (size_t)grid));
+    CK(cuMemAlloc(&dt, 256 + 128 + 512 * (size_t)grid));
     CK(cuMemcpyHtoD(dt, zeros, sizeof zeros));
     a.tmaps = dt + 256;
     void* params[] = {&a};

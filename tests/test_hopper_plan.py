@@ -275,7 +275,37 @@ def test_d128_epilogue_buffer_and_options():
                 assert "tma" in o and o["block_n"] == 128 and o["q_stages"] == 2, name
             tiles = o["q_stages"] * o["block_m"] * 256 + 2 * o["stages"] * o["block_n"] * 256
             o_buf = o["block_m"] * 256 if o.get("epilogue_smem") else 0
-            assert o["shared"] == tiles + o_buf + 256 + 3 * 128 + 1024 <= 227 * 1024, name
+            maps = 4 if o.get("epilogue_tma") else 3      # the O tensor map of HOPPER_EPI_TMA_D128
+            assert o["shared"] == tiles + o_buf + 256 + maps * 128 + 1024 <= 227 * 1024, name
+
+
+def test_d128_tma_store_and_loop_options():
+    """The shipped d128 kernels (issue11g-steady, 2026-11-26 night): the 128-key ones (and their ``_static``
+    siblings) store O's staging buffer with TMA (``epilogue_tma``: a fourth tensor map, 512 bytes of scratch per CTA);
+    every d128 kernel rescales O inside its GEMM turn without a warp vote and builds its wgmma descriptors by adding
+    constants; the other head dims carry none of these marks.  A plan's workspace follows the kernel's scratch."""
+    m = json.loads((CO / "hopper_manifest.json").read_text())
+    for o in m["objects"]:
+        if o["head_dim"] != 128:
+            assert not {"epilogue_tma", "rescale_in_turn", "rescale_vote", "desc_add"} & set(o), o["name"]
+            continue
+        store = o["name"].endswith(("_d128", "_d128_static"))
+        assert bool(o.get("epilogue_tma")) == store and (not store or o.get("epilogue_smem")), o["name"]
+        assert o["tma"]["bytes_per_cta"] == (512 if store else 384), o["name"]
+        assert o.get("rescale_in_turn") is True and o.get("rescale_vote") is False and o.get("desc_add") is True, o["name"]
+    for sk, per_cta in ((4096, 512), (16384, 384)):    # the 128-key kernel; the _bn176 one (no O buffer)
+        (pl,) = hopper.plan(problem(b=1, sq=sk, sk=sk, hq=16, hk=16), "sm_90a", 132, 1)
+        assert pl.workspace_bytes == 128 + per_cta * pl.grid[0], (sk, pl.kernel)
+
+
+def test_tma_store_refuses_out_strides_a_tensor_map_cannot_hold():
+    """Kernels that store O with TMA (``epilogue_tma``) check out's strides as those of q / k / v; the others
+    (d64 here) do not need to."""
+    far = dict(o_strides=(1 << 40, 8 * 128, 128))
+    why = hopper.gate(problem(sq=4096, sk=4096, **far), "sm_90a", force=True)
+    assert why is not None and "out batch stride" in why and "store with TMA" in why, why
+    assert hopper.gate(problem(sq=4096, sk=4096), "sm_90a", force=True) is None
+    assert hopper.gate(problem(sq=4096, sk=4096, d=64, o_strides=(1 << 40, 8 * 64, 64)), "sm_90a", force=True) is None
 
 
 def test_d64_epilogue_buffer_and_options():
@@ -390,7 +420,10 @@ def test_build_is_reproducible(tmp_path):
                STATIC_SIBLINGS=str(int("fwd_bf16_d128_static" in by_name)),
                EPI_SMEM_D128=str(int(bool(d128.get("epilogue_smem")))),
                EPI_SMEM_D64=str(2 if d64.get("epilogue_smem_per_warp") else int(bool(d64.get("epilogue_smem")))),
-               EPI_V4_D128=str(int(bool(d128.get("epilogue_v4")))))
+               EPI_V4_D128=str(int(bool(d128.get("epilogue_v4")))),
+               EPI_TMA_D128=str(int(bool(d128.get("epilogue_tma")))),
+               RESCALE_IN_TURN_D128=str(int(bool(d128.get("rescale_in_turn")))),
+               RESCALE_VOTE_D128=str(int(d128.get("rescale_vote", True))), DESC_ADD_D128=str(int(bool(d128.get("desc_add")))))
     r = subprocess.run(["bash", str(ROOT / "scripts" / "build" / "hopper.sh")], env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     assert (tmp_path / "hopper_fwd.cubin").read_bytes() == (CO / "hopper_fwd.cubin").read_bytes()

@@ -23,7 +23,8 @@ heads_k == 0); causal (bottom-right aligned, FlashAttention >= 2.1; rows that se
 out 0 and LSE -inf) or no mask; any softmax_scale > 0; LSE (fp32 (batch, heads_q, seqlen_q));
 any sequence lengths (ragged tails masked); BSHD strides in multiples of 8 elements (16-byte
 copies: q / k / v / out must also be 16-byte aligned, which the planner cannot see); with TMA
-(d96, d128, d256) positive q / k / v strides below 2^39 elements on every axis longer than 1 (:func:`tma_refusal`).
+(d96, d128, d256) positive q / k / v strides below 2^39 elements on every axis longer than 1, and out's too for the
+d128 kernels that store O with TMA (manifest ``epilogue_tma``; :func:`tma_refusal`).
 Not: sliding windows, softcap, sinks / ALiBi / KV caches, varlen, split-K; those go to the
 portable family.  Dispatch picks this family only where it measured faster than portable on
 the H100 (:func:`preferred`); :func:`gate` with ``force=True`` accepts every problem the
@@ -158,17 +159,22 @@ CAUSAL_PERSISTENT: dict[int, tuple[int, int]] = {
 _TMA_STRIDE_LIMIT = 1 << 39
 
 
-def tma_refusal(p: Problem) -> str | None:
-    """Why kernels that load q / k / v with TMA cannot run ``p`` (a tensor map needs a positive
-    stride below 2^39 elements on every axis longer than 1), or None."""
-    for name, strides, sizes in (("q", p.q_strides, (p.batch, p.seqlen_q, p.heads_q)),
-                                 ("k", p.k_strides, (p.batch, p.seqlen_k, p.heads_k)),
-                                 ("v", p.v_strides, (p.batch, p.seqlen_k, p.heads_k))):
+def tma_refusal(p: Problem, store: bool = False) -> str | None:
+    """Why kernels that load q / k / v with TMA (``store``: and store out with TMA, manifest ``epilogue_tma``)
+    cannot run ``p`` (a tensor map needs a positive stride below 2^39 elements on every axis longer than 1),
+    or None."""
+    tensors = [("q", p.q_strides, (p.batch, p.seqlen_q, p.heads_q)),
+               ("k", p.k_strides, (p.batch, p.seqlen_k, p.heads_k)),
+               ("v", p.v_strides, (p.batch, p.seqlen_k, p.heads_k))]
+    if store:
+        tensors.append(("out", p.o_strides, (p.batch, p.seqlen_q, p.heads_q)))
+    for name, strides, sizes in tensors:
         if 0 in sizes:      # an empty tensor: nothing is loaded
             continue
         for axis, st, n in zip(("batch", "seq", "head"), strides, sizes):
             if n > 1 and not 0 < st < _TMA_STRIDE_LIMIT:
-                return (f"{name} {axis} stride {st}: the hopper kernels load with TMA, which needs a positive stride "
+                return (f"{name} {axis} stride {st}: the hopper kernels {'store' if name == 'out' else 'load'} with TMA, "
+                        f"which needs a positive stride "
                         f"below 2^39 elements on every axis longer than 1")
     return None
 
@@ -258,7 +264,7 @@ def gate(problem: Problem, arch: str, compute_units: int | None = None, force: b
     obj = m["by_name"].get(kernel_name(problem, m["by_name"]))
     if obj is None:
         return f"kernel {variant_name(problem.dtype, problem.head_dim)} is not in kernels/co/{a}/hopper_manifest.json"
-    if obj.get("tma") and (why := tma_refusal(problem)):
+    if obj.get("tma") and (why := tma_refusal(problem, bool(obj.get("epilogue_tma")))):
         return why
     return None if force else preferred(problem)
 

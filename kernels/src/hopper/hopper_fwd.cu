@@ -154,6 +154,29 @@
 #ifndef HOPPER_EPI_V4_D128
 #define HOPPER_EPI_V4_D128 0
 #endif
+// d128 steady loop (issue11g-steady, 2026-11-26 night; the four macros below shipped together, measured together:
+// notes/hopper.md): 1: O is rescaled by the previous block's factors inside the warpgroup's GEMM turn, after the
+// QK^T is issued and before the PV that accumulates onto it (FA3's RescaleOBeforeGemm order), instead of after the
+// wait for the PV; 0: after the wait (before)
+#ifndef HOPPER_RESCALE_IN_TURN_D128
+#define HOPPER_RESCALE_IN_TURN_D128 1
+#endif
+// d128: 1: skip O's rescale when no row of the warp moved its max (a warp vote each block; before); 0: always rescale
+#ifndef HOPPER_RESCALE_VOTE_D128
+#define HOPPER_RESCALE_VOTE_D128 0
+#endif
+// d128 kernels with the O staging buffer (HOPPER_EPI_SMEM_D128 = 1): 1: one thread per warpgroup stores the buffer
+// with TMA (a fourth tensor map, of out; 512 bytes of tmaps scratch per CTA) and waits for the read only before the
+// next tile's writes; 0: the warpgroup's threads load it back and store it (before)
+#ifndef HOPPER_EPI_TMA_D128
+#define HOPPER_EPI_TMA_D128 1
+#endif
+// d128: 1: each GEMM's wgmma descriptors are its tile's descriptor plus a constant in the address field (one 32-bit
+// add per k-step); 0: each k-step's descriptor built from its address (the and / shift / or chain per wgmma in the
+// GEMM turn, seen in issue11g-steady's ncu source counters; before)
+#ifndef HOPPER_DESC_ADD_D128
+#define HOPPER_DESC_ADD_D128 1
+#endif
 static_assert(128 * (168 - HOPPER_REGS_PRODUCER_2WG) >= 256 * (HOPPER_REGS_CONSUMER_2WG - 168),
               "setmaxnreg: the consumers would wait for registers the producer never gives back");
 
@@ -287,6 +310,13 @@ template <int D, int ROWS>
     for (int c = 0; c < (D + 63) / 64; ++c) tma_load(tile + c * (ROWS * 128), map, 64 * c, row, head, batch, bar);
 }
 
+// One 64-column x rows box of the swizzled shared tile at src out to (col, row, head, batch) of the map's tensor
+// (rows outside [0, seq) are not written), in the thread's bulk group.
+[[maybe_unused]] __device__ __forceinline__ void tma_store(uint64_t map, uint32_t src, int col, int row, int head, int batch) {
+    asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [%0, {%2, %3, %4, %5}], [%1];"
+                 ::"l"(map), "r"(src), "r"(col), "r"(row), "r"(head), "r"(batch) : "memory");
+}
+
 // wgmma shared-memory descriptors, 128-byte swizzle (tiles 1024-byte aligned):
 // K-major (Q, K): rows of 128 bytes, 8-row groups 1024 bytes apart (SBO); LBO unused.
 __device__ __forceinline__ uint64_t desc_k_major(uint32_t addr) {
@@ -298,6 +328,12 @@ __device__ __forceinline__ uint64_t desc_k_major(uint32_t addr) {
 __device__ __forceinline__ uint64_t desc_n_major(uint32_t addr, uint32_t atom_bytes) {
     return (uint64_t)((addr & 0x3FFFF) >> 4) | ((uint64_t)(atom_bytes >> 4) << 16) |
            ((uint64_t)(1024 >> 4) << 32) | ((uint64_t)1 << 62);
+}
+
+// ``desc`` with its start address ``bytes`` further on (bytes a multiple of 16, the address staying inside shared
+// memory: the 14-bit field cannot carry into the next)
+__device__ __forceinline__ uint64_t desc_add(uint64_t desc, uint32_t bytes) {
+    return (desc & 0xFFFFFFFF00000000ull) | (uint32_t)((uint32_t)desc + (bytes >> 4));
 }
 
 // ------------------------------------------------------------------ element types
@@ -383,8 +419,11 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     static_assert(EPI_MODE >= 0 && EPI_MODE <= 2, "HOPPER_EPI_SMEM_D*: 0, 1 or 2");
     constexpr bool EPI = EPI_MODE != 0, EPI_WARP = EPI_MODE == 2;
     constexpr int O_BYTES = EPI ? BM * DS * 2 : 0;
-    // mbarriers, then (TMA) three tensor maps at bars + 256
-    constexpr uint32_t TAIL = TMA ? 256 + 3 * 128 : 8 * (2 * QS + 4 * STAGES);
+    // EPI_TMA: the buffer goes out with TMA stores (a fourth tensor map, of out; HOPPER_EPI_TMA_D128)
+    constexpr bool EPI_TMA = EPI && !EPI_WARP && D == 128 && HOPPER_EPI_TMA_D128;
+    constexpr int NMAPS = EPI_TMA ? 4 : 3;
+    // mbarriers, then (TMA) three (EPI_TMA: four) tensor maps at bars + 256
+    constexpr uint32_t TAIL = TMA ? 256 + NMAPS * 128 : 8 * (2 * QS + 4 * STAGES);
     static_assert(8 * (2 * QS + 4 * STAGES) <= 208, "mbarriers overlap the tile slots / tensor maps");
     extern __shared__ __align__(1024) uint8_t smem_raw[];
     const uint32_t raw = smem_u32(smem_raw);
@@ -400,7 +439,9 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     const uint32_t sV = sK + STAGES * KV_BYTES;
     const uint32_t sO = sV + STAGES * KV_BYTES;       // EPI only
     const uint32_t bars = sO + O_BYTES;
-    const uint32_t maps = bars + 256;                 // TMA only: Q, K, V tensor maps (128 bytes each)
+    const uint32_t maps = bars + 256;                 // TMA only: Q, K, V (EPI_TMA: and O) tensor maps (128 bytes each)
+    // this CTA's slot of global scratch for its maps (TMA only): 384 (EPI_TMA: 512) bytes, 128-byte aligned
+    auto map_slot = [&]() { return ((a.tmaps + 127) & ~(uint64_t)127) + (uint64_t)blockIdx.x * (128 * NMAPS); };
     auto q_full = [&](int s) { return bars + 8 * s; };
     auto q_empty = [&](int s) { return bars + 8 * (QS + s); };
     auto tile_slot = [&](int s) { return bars + 208 + 4 * s; };   // dynamic schedule: Q slot s's tile
@@ -514,17 +555,20 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             // warp 0 makes the CTA's three maps (a 384-byte slot of a.tmaps, 128-byte aligned); its
             // thread 0 is then the whole producer, the other producer threads are done
             if (tid >= 32) return;
-            const uint64_t slot = ((a.tmaps + 127) & ~(uint64_t)127) + (uint64_t)blockIdx.x * 384;
-            for (int i = tid; i < 96; i += 32) asm volatile("st.shared.u32 [%0], 0;" ::"r"(maps + 4 * i) : "memory");
+            const uint64_t slot = map_slot();
+            for (int i = tid; i < 32 * NMAPS; i += 32) asm volatile("st.shared.u32 [%0], 0;" ::"r"(maps + 4 * i) : "memory");
             __syncwarp();
             if (tid == 0) {
                 tmap_make(maps, a.q, D, sq, a.heads_q, a.batch, a.q_seq_stride, a.q_head_stride, a.q_batch_stride, BM);
                 const int hk = a.heads_q / a.group;
                 tmap_make(maps + 128, a.k, D, sk, hk, a.batch, a.k_seq_stride, a.k_head_stride, a.k_batch_stride, BN);
                 tmap_make(maps + 256, a.v, D, sk, hk, a.batch, a.v_seq_stride, a.v_head_stride, a.v_batch_stride, BN);
+                if constexpr (EPI_TMA)
+                    tmap_make(maps + 384, a.out, D, sq, a.heads_q, a.batch, a.o_seq_stride, a.o_head_stride,
+                              a.o_batch_stride, WG_ROWS);
             }
             __syncwarp();
-            for (int i = 0; i < 3; ++i) tmap_publish(slot + 128 * i, maps + 128 * i);
+            for (int i = 0; i < NMAPS; ++i) tmap_publish(slot + 128 * i, maps + 128 * i);
             if (tid != 0) return;
             for (int i = 0; i < 3; ++i) tmap_acquire(slot + 128 * i);
             map_q = slot;
@@ -677,24 +721,30 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     float mx0 = NEG_INF, mx1 = NEG_INF, l0 = 0.f, l1 = 0.f;
     auto q_rows = [&]() { return sQ + qs * Q_BYTES + wg * WG_ROWS * 128; };
 
+    constexpr bool DESC_ADD = D == 128 && HOPPER_DESC_ADD_D128;
     auto issue_qk = [&](uint32_t k_tile) {
         const uint32_t qr = q_rows();
+        const uint64_t da0 = desc_k_major(qr), db0 = desc_k_major(k_tile);   // DESC_ADD
         wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < DC / 16; ++kk) {
             const uint32_t off = (kk % 4) * 32;     // 16 elements = 32 bytes along K
-            const uint64_t da = desc_k_major(qr + (kk / 4) * (BM * 128) + off);
-            const uint64_t db = desc_k_major(k_tile + (kk / 4) * (BN * 128) + off);
+            const uint64_t da = DESC_ADD ? desc_add(da0, (kk / 4) * (BM * 128) + off)
+                                         : desc_k_major(qr + (kk / 4) * (BM * 128) + off);
+            const uint64_t db = DESC_ADD ? desc_add(db0, (kk / 4) * (BN * 128) + off)
+                                         : desc_k_major(k_tile + (kk / 4) * (BN * 128) + off);
             wgmma_ss<E::bf16, BN>(s, da, db, kk > 0 ? 1 : 0);
         }
         wgmma_commit();
     };
     auto issue_pv = [&](uint32_t v_tile) {
+        const uint64_t dv0 = desc_n_major(v_tile, BN * 128);   // DESC_ADD
         wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < BN / 16; ++kk) {
             const uint32_t frag[4] = {p[4 * kk], p[4 * kk + 1], p[4 * kk + 2], p[4 * kk + 3]};
-            wgmma_rs<E::bf16, DC>(o, frag, desc_n_major(v_tile + kk * 16 * 128, BN * 128));
+            wgmma_rs<E::bf16, DC>(o, frag, DESC_ADD ? desc_add(dv0, kk * 16 * 128)
+                                                    : desc_n_major(v_tile + kk * 16 * 128, BN * 128));
         }
         wgmma_commit();
     };
@@ -767,6 +817,18 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         sched_arrive();
     };
 
+    // RIT (HOPPER_RESCALE_IN_TURN_D128): O's pending rescale factors (those of the last softmax), applied in the
+    // next GEMM turn between the QK^T and the PV issue; VOTE (HOPPER_RESCALE_VOTE_D128): skip it when 1 for the warp
+    constexpr bool RIT = D == 128 && HOPPER_RESCALE_IN_TURN_D128;
+    constexpr bool VOTE = D != 128 || HOPPER_RESCALE_VOTE_D128;
+    float pa0 = 1.f, pa1 = 1.f;
+    auto rescale_pending = [&]() {
+        if (!VOTE || !__all_sync(0xffffffffu, pa0 == 1.f && pa1 == 1.f)) rescale_o(pa0, pa1);
+    };
+    if constexpr (EPI_TMA) {   // the O map, published by the producer before its first load (see tmap_make)
+        if (tid == 0) tmap_acquire(map_slot() + 384);
+    }
+
     first_qk();
     for (;;) {
         int n_max, n_unmasked;
@@ -800,6 +862,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             if constexpr (!TMA) fence_proxy_async();
             sched_sync();
             issue_qk(sK + kst * KV_BYTES);
+            if constexpr (RIT) rescale_pending();
             issue_pv(sV + vst * KV_BYTES);
             sched_arrive();
             wgmma_wait<1>();
@@ -812,7 +875,12 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             if (lane == 0) mbar_arrive(v_empty(vst));
             // the running max of a warp's 16 rows rarely moves after the first blocks: skip the
             // multiply when no row's max moved (alpha == ex2(0) == 1 exactly)
-            if (!__all_sync(0xffffffffu, a0 == 1.f && a1 == 1.f)) rescale_o(a0, a1);
+            if constexpr (RIT) {
+                pa0 = a0;
+                pa1 = a1;
+            } else if (!VOTE || !__all_sync(0xffffffffu, a0 == 1.f && a1 == 1.f)) {
+                rescale_o(a0, a1);
+            }
             convert_p();
             if (++kst == STAGES) { kst = 0; kph ^= 1; }
             if (++vst == STAGES) { vst = 0; vph ^= 1; }
@@ -820,6 +888,11 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         // every QK^T of this tile is done: the producer may load the next tile's Q
         if (lane == 0) mbar_arrive(q_empty(qs));
         if (++qs == QS) { qs = 0; q_phase ^= 1; }
+        if constexpr (RIT) {   // the last block's factors (none when the tile had one block)
+            rescale_pending();
+            pa0 = 1.f;
+            pa1 = 1.f;
+        }
         mbar_wait(v_full(vst), vph);
         if constexpr (!TMA) fence_proxy_async();
         sched_sync();
@@ -853,6 +926,9 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             // sync orders the reads of the last tile before these writes.
             constexpr int CPR = D / 8;                                      // 16-byte chunks per row
             static_assert(D == 64 || D == 128, "the O buffer's layout: whole 64-column atoms, 8 or 16 chunks a row");
+            if constexpr (EPI_TMA) {   // the last tile's TMA store has read the buffer
+                if (tid == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+            }
             if constexpr (EPI_WARP) __syncwarp();
             else named_sync(NWG + 1 + wg, 128);
             const uint32_t so = sO + wg * (WG_ROWS * DS * 2);
@@ -884,7 +960,17 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                         *reinterpret_cast<uint4*>(dst) = v4;
                 }
             };
-            if constexpr (EPI_WARP) {
+            if constexpr (EPI_TMA) {
+                // the stmatrix writes (generic proxy) before the TMA's reads (async proxy), then one thread
+                // stores the warpgroup's 64 rows (rows >= sq are not written)
+                asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+                named_sync(NWG + 1 + wg, 128);
+                if (tid == 0) {
+#pragma unroll
+                    for (int c = 0; c < DS / 64; ++c) tma_store(map_slot() + 384, so + c * (WG_ROWS * 128), 64 * c, g0, ch, cb);
+                    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+                }
+            } else if constexpr (EPI_WARP) {
                 __syncwarp();
                 constexpr int RPI = 32 / CPR;                              // rows per warp instruction
 #pragma unroll
@@ -908,6 +994,9 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         t = next_tile();
         if (t < 0) break;
         first_qk();
+    }
+    if constexpr (EPI_TMA) {   // the buffer stays allocated until the last TMA store has read it
+        if (tid == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
     }
 }
 

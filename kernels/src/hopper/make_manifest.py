@@ -15,7 +15,12 @@ default 0), ``l2_section_kb`` (causal tile order in sections of heads whose K + 
 stage O through a shared-memory buffer of block_m x 128 columns for coalesced stores; recorded as ``epilogue_smem``),
 ``epi_smem_d64`` (0 / 1 / 2: the same for the d64 TMA kernels with two Q buffers, _static siblings included, a buffer
 of block_m x 64 columns; 2: each warp stages and stores its own rows, recorded as ``epilogue_smem_per_warp`` too), ``epi_v4_d128`` (0 / 1: the d128 buffer's rows go out with
-st.global.v4 as the d64 ones always do; recorded as ``epilogue_v4`` on every kernel whose rows do).  ``hopper_fwd_<dtype>_d96_dyn`` kernels (HOPPER_DYN_D96) are
+st.global.v4 as the d64 ones always do; recorded as ``epilogue_v4`` on every kernel whose rows do), ``epi_tma_d128`` (0 / 1:
+the d128 kernels with that buffer store it with TMA, through a fourth tensor map: 128 more bytes of shared memory and
+512 bytes of ``tmaps`` scratch per CTA; recorded as ``epilogue_tma``), ``rescale_in_turn_d128`` / ``rescale_vote_d128``
+(hopper_fwd.cu's HOPPER_RESCALE_IN_TURN_D128 / HOPPER_RESCALE_VOTE_D128, defaults 0 / 1; recorded as
+``rescale_in_turn`` / ``rescale_vote`` on the d128 kernels where they differ from those defaults), ``desc_add_d128``
+(HOPPER_DESC_ADD_D128, default 0; recorded as ``desc_add`` on the d128 kernels when 1).  ``hopper_fwd_<dtype>_d96_dyn`` kernels (HOPPER_DYN_D96) are
 the d96 tile with the dynamic causal schedule; their name says so.  ``hopper_fwd_<dtype>_d{64,128}_static``
 kernels (HOPPER_STATIC_SIBLINGS) are the tile of a dynamic kernel on the static schedule (TMA, no
 ``dynamic_causal``).
@@ -58,9 +63,10 @@ BN176 = {"block_n": 176, "q_stages": 1, "tma": True}
 
 
 def shared_bytes(block_m: int, block_n: int, d: int, stages: int, q_stages: int, tma: bool = False,
-                 o_stage: bool = False) -> int:
-    """Dynamic shared memory of one CTA (see the module docstring); ``o_stage``: plus the O staging buffer."""
-    tail = 256 + 3 * 128 if tma else 8 * (2 * q_stages + 4 * stages)
+                 o_stage: bool = False, maps: int = 3) -> int:
+    """Dynamic shared memory of one CTA (see the module docstring); ``o_stage``: plus the O staging buffer;
+    ``maps``: tensor maps of a TMA kernel (4 with the O map of ``epi_tma_d128``)."""
+    tail = 256 + maps * 128 if tma else 8 * (2 * q_stages + 4 * stages)
     width = 64 * -(-d // 64)        # whole 64-column atoms
     o_bytes = block_m * width * 2 if o_stage else 0
     return q_stages * block_m * width * 2 + 2 * stages * block_n * width * 2 + o_bytes + tail + 1024
@@ -75,7 +81,8 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
     kv = dict(o.split("=", 1) for o in opts)
     unknown = set(kv) - {"tma_d64", "tma_d128", "bn_d128", "q_stages_d128", "regs_2wg", "bn_d256", "d96_compute",
                          "dyn_causal", "dyn_d64", "l2_section_kb", "l2_section_mode",
-                         "epi_smem_d128", "epi_smem_d64", "epi_v4_d128"}
+                         "epi_smem_d128", "epi_smem_d64", "epi_v4_d128",
+                         "epi_tma_d128", "rescale_in_turn_d128", "rescale_vote_d128", "desc_add_d128"}
     if unknown:
         raise SystemExit(f"make_manifest: unknown option(s) {sorted(unknown)}")
     qs = {64: int(q_stages), 96: 2, 128: int(kv.get("q_stages_d128", q_stages)), 256: 1}
@@ -121,7 +128,8 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
         # hopper_fwd.cu's EPI
         epi_mode = {128: int(epi_smem_d128), 64: epi_smem_d64}.get(d, 0) if uses_tma and bn == 128 and q_bufs == 2 else 0
         epi = epi_mode != 0
-        shared = shared_bytes(bm, bn, d, stages[d], q_bufs, uses_tma, epi)
+        epi_tma = epi and d == 128 and epi_mode == 1 and kv.get("epi_tma_d128", "0") == "1"   # hopper_fwd.cu's EPI_TMA
+        shared = shared_bytes(bm, bn, d, stages[d], q_bufs, uses_tma, epi, 4 if epi_tma else 3)
         try:
             check_layout(lay, k)
         except ValueError as e:
@@ -142,7 +150,15 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
         dyn = (uses_tma and dyn_causal and bn != BN176["block_n"] and m[3] != "_static"
                and (d == 128 or m[3] == "_dyn" or (d == 64 and dyn_d64)))
         if uses_tma:
-            objects[-1]["tma"] = {"bytes_per_cta": TMAP_BYTES_PER_CTA, "align": TMAP_ALIGN}
+            objects[-1]["tma"] = {"bytes_per_cta": TMAP_BYTES_PER_CTA + (128 if epi_tma else 0), "align": TMAP_ALIGN}
+        if epi_tma:
+            objects[-1]["epilogue_tma"] = True
+        if d == 128 and kv.get("rescale_in_turn_d128", "0") == "1":
+            objects[-1]["rescale_in_turn"] = True
+        if d == 128 and kv.get("rescale_vote_d128", "1") == "0":
+            objects[-1]["rescale_vote"] = False
+        if d == 128 and kv.get("desc_add_d128", "0") == "1":
+            objects[-1]["desc_add"] = True
         if dyn:
             objects[-1]["dynamic_causal"] = True
         if l2_section_kb:
