@@ -29,7 +29,8 @@
 //   epilogue: O / l, LSE (natural log) when asked; the producer already loads the next tile
 //             meanwhile.  d128 (HOPPER_EPI_SMEM_D128, 128-key kernels, _static siblings included) and d64
 //             (HOPPER_EPI_SMEM_D64, _static siblings included): O goes through a shared-memory buffer of its
-//             own (stmatrix) and out in coalesced row stores (HOPPER_EPI_V4_D128: how);
+//             own (stmatrix) and out in coalesced row stores (HOPPER_EPI_V4_D128: how; d128 with
+//             HOPPER_EPI_TMA_D128: one thread per warpgroup stores the buffer with TMA instead);
 //             otherwise 4-byte stores straight from the accumulators.
 //   causal tiles (HOPPER_DYN_CAUSAL: the d128 and d64 kernels, the d96 _dyn siblings): dealt out
 //             dynamically from a tile counter, in sections of whole KV groups whose K / V fit L2
