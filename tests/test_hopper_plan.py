@@ -302,6 +302,18 @@ def test_d64_epilogue_buffer_and_options():
         assert shipped["shared"] == 173_696
 
 
+def test_d64_wg_skip_flag():
+    """``wg_skip`` (HOPPER_WG_SKIP_D64, issue11g): each consumer warpgroup computes only the key blocks its own rows
+    see.  Only on the d64 TMA kernels (the ``_static`` siblings included), which have the 3 or more stages the early
+    slot releases need; the shipped cubin has it on every d64 kernel and on nothing else."""
+    m = json.loads((CO / "hopper_manifest.json").read_text())
+    for o in m["objects"]:
+        if o.get("wg_skip"):
+            assert o["head_dim"] == 64 and "tma" in o and o["stages"] >= 3, o["name"]
+    flagged = sorted(o["name"] for o in m["objects"] if o.get("wg_skip"))
+    assert flagged == sorted(f"fwd_{t}_d64{s}" for t in hopper.DTYPES for s in ("", "_static")), flagged
+
+
 def test_d64_epilogue_sass_stores_16_bytes():
     """The d64 epilogue's row stores are 16-byte STG.E.128 in the SASS (a uint4 store through a generic pointer came
     out of NVVM as four 4-byte stores at d128), stmatrix writes the buffer, and nothing spills."""
@@ -390,7 +402,7 @@ def test_build_is_reproducible(tmp_path):
                STATIC_SIBLINGS=str(int("fwd_bf16_d128_static" in by_name)),
                EPI_SMEM_D128=str(int(bool(d128.get("epilogue_smem")))),
                EPI_SMEM_D64=str(2 if d64.get("epilogue_smem_per_warp") else int(bool(d64.get("epilogue_smem")))),
-               EPI_V4_D128=str(int(bool(d128.get("epilogue_v4")))))
+               EPI_V4_D128=str(int(bool(d128.get("epilogue_v4")))), WG_SKIP_D64=str(int(bool(d64.get("wg_skip")))))
     r = subprocess.run(["bash", str(ROOT / "scripts" / "build" / "hopper.sh")], env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     assert (tmp_path / "hopper_fwd.cubin").read_bytes() == (CO / "hopper_fwd.cubin").read_bytes()
