@@ -36,7 +36,7 @@ DYN_D96=${DYN_D96:-1}         # 1: also the hopper_fwd_<dtype>_d96_dyn kernels (
 EPI_SMEM_D128=${EPI_SMEM_D128:-1}   # 1: the d128 kernels (TMA, 128-key blocks, two Q buffers) stage O through shared memory for coalesced stores (0 before 2026-11-26 evening)
 EPI_SMEM_D64=${EPI_SMEM_D64:-2}     # the d64 kernels (TMA, two Q buffers): 0: 4-byte stores from the accumulators (before 2026-11-26 evening); 1: O through a 24 KiB shared buffer (warpgroup barriers); 2: the buffer, each warp its own rows (__syncwarp)
 EPI_V4_D128=${EPI_V4_D128:-0}       # 1: the d128 O buffer's rows go out with st.global.v4 (inline PTX); 0: a uint4 store NVVM splits into four 4-byte stores
-WG_SKIP_D64=${WG_SKIP_D64:-1}       # 1: each consumer warpgroup of the d64 TMA kernels computes only the key blocks its own rows see (0 before issue11g)
+WG_SKIP_D64=${WG_SKIP_D64:-1}       # 1: each consumer warpgroup of the d64 TMA kernels (not the _static siblings) computes only the key blocks its own rows see (0 before issue11g)
 L2_SECTION_KB=${L2_SECTION_KB:-16384}   # causal tile order: sections of heads whose K + V fit this many KiB (0: none, as before 2026-11-26)
 STATIC_SIBLINGS=${STATIC_SIBLINGS:-1}  # 1: also the _static siblings of the dynamic kernels (d128; d64 with DYN_D64=1)
 L2_SECTION_MODE=${L2_SECTION_MODE:-1}   # 0: per (batch, q head) pair (+1 KiB each); 1: whole KV groups, even sections; 2: whole KV groups

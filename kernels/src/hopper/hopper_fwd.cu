@@ -771,7 +771,8 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     // early, but not into the slot's previous round: our turn follows the other warpgroups' turns of the block
     // above (or this block), and each of them arrived for the block STAGES >= 3 above before taking that turn.
     // Some warpgroup (the one with the tile's last row) computes every block, so no slot's round is all early.
-    constexpr bool WG_SKIP = HOPPER_WG_SKIP_D64 && D == 64 && TMA;
+    // (not the _static siblings: causal d64 from 16384 keys, long tiles; there it measured 0.94-0.99x, two runs)
+    constexpr bool WG_SKIP = HOPPER_WG_SKIP_D64 && D == 64 && TMA && !STATIC_SIBLING;
     static_assert(!WG_SKIP || STAGES >= 3, "HOPPER_WG_SKIP_D64's early arrivals need 3 or more stages");
     // the key blocks this warpgroup computes in row block m_block (n_all: the tile's)
     auto wg_blocks = [&](int m_block, int n_all) {

@@ -16,8 +16,8 @@ stage O through a shared-memory buffer of block_m x 128 columns for coalesced st
 ``epi_smem_d64`` (0 / 1 / 2: the same for the d64 TMA kernels with two Q buffers, _static siblings included, a buffer
 of block_m x 64 columns; 2: each warp stages and stores its own rows, recorded as ``epilogue_smem_per_warp`` too), ``epi_v4_d128`` (0 / 1: the d128 buffer's rows go out with
 st.global.v4 as the d64 ones always do; recorded as ``epilogue_v4`` on every kernel whose rows do), ``wg_skip_d64`` (0 / 1:
-each consumer warpgroup of the d64 TMA kernels computes only the key blocks its own rows see, HOPPER_WG_SKIP_D64;
-recorded as ``wg_skip``).  ``hopper_fwd_<dtype>_d96_dyn`` kernels (HOPPER_DYN_D96) are
+each consumer warpgroup of the d64 TMA kernels, not the ``_static`` siblings, computes only the key blocks its own rows
+see, HOPPER_WG_SKIP_D64; recorded as ``wg_skip``).  ``hopper_fwd_<dtype>_d96_dyn`` kernels (HOPPER_DYN_D96) are
 the d96 tile with the dynamic causal schedule; their name says so.  ``hopper_fwd_<dtype>_d{64,128}_static``
 kernels (HOPPER_STATIC_SIBLINGS) are the tile of a dynamic kernel on the static schedule (TMA, no
 ``dynamic_causal``).
@@ -157,7 +157,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
             objects[-1]["epilogue_smem_per_warp"] = True
         if epi and (d == 64 or kv.get("epi_v4_d128", "0") == "1"):
             objects[-1]["epilogue_v4"] = True
-        if d == 64 and uses_tma and kv.get("wg_skip_d64", "0") == "1":   # hopper_fwd.cu's WG_SKIP
+        if d == 64 and uses_tma and m[3] != "_static" and kv.get("wg_skip_d64", "0") == "1":   # hopper_fwd.cu's WG_SKIP
             objects[-1]["wg_skip"] = True
         if nwg[d] == 2 and (dyn or regs != "40/232"):
             objects[-1]["setmaxnreg"] = "32/232" if dyn else regs
