@@ -154,9 +154,10 @@
 #ifndef HOPPER_EPI_V4_D128
 #define HOPPER_EPI_V4_D128 0
 #endif
-// 1: each consumer warpgroup of the d64 TMA kernels computes only the key blocks its own 64 rows can see (the top
-// block of a causal diagonal tile is fully masked for the lower warpgroups of a 192-row tile; a last tile's
-// warpgroup past seqlen_q computes one block), passing its ping-pong turn for the others (fwd_body: WG_SKIP)
+// 1: each consumer warpgroup of the d64 TMA kernels (not the _static siblings) computes only the key blocks its own
+// 64 rows can see (the top block of a causal diagonal tile is fully masked for the lower warpgroups of a 192-row
+// tile; a last tile's warpgroup past seqlen_q computes one block), passing its ping-pong turn for the others
+// (fwd_body: WG_SKIP)
 #ifndef HOPPER_WG_SKIP_D64
 #define HOPPER_WG_SKIP_D64 1
 #endif
