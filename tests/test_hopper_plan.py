@@ -332,6 +332,18 @@ def test_d64_epilogue_buffer_and_options():
         assert shipped["shared"] == 173_696
 
 
+def test_d64_wg_skip_flag():
+    """``wg_skip`` (HOPPER_WG_SKIP_D64, issue11g): each consumer warpgroup computes only the key blocks its own rows
+    see.  Only on the d64 TMA kernels other than the ``_static`` siblings, which have the 3 or more stages the early
+    slot releases need; the shipped cubin has it on both dynamic d64 kernels and on nothing else."""
+    m = json.loads((CO / "hopper_manifest.json").read_text())
+    for o in m["objects"]:
+        if o.get("wg_skip"):
+            assert o["head_dim"] == 64 and "tma" in o and o["stages"] >= 3 and not o["name"].endswith("_static"), o["name"]
+    flagged = sorted(o["name"] for o in m["objects"] if o.get("wg_skip"))
+    assert flagged == sorted(f"fwd_{t}_d64" for t in hopper.DTYPES), flagged
+
+
 def test_d64_epilogue_sass_stores_16_bytes():
     """The d64 epilogue's row stores are 16-byte STG.E.128 in the SASS (a uint4 store through a generic pointer came
     out of NVVM as four 4-byte stores at d128), stmatrix writes the buffer, and nothing spills."""
@@ -423,7 +435,8 @@ def test_build_is_reproducible(tmp_path):
                EPI_V4_D128=str(int(bool(d128.get("epilogue_v4")))),
                EPI_TMA_D128=str(int(bool(d128.get("epilogue_tma")))),
                RESCALE_IN_TURN_D128=str(int(bool(d128.get("rescale_in_turn")))),
-               RESCALE_VOTE_D128=str(int(d128.get("rescale_vote", True))), DESC_ADD_D128=str(int(bool(d128.get("desc_add")))))
+               RESCALE_VOTE_D128=str(int(d128.get("rescale_vote", True))), DESC_ADD_D128=str(int(bool(d128.get("desc_add")))),
+               WG_SKIP_D64=str(int(bool(d64.get("wg_skip")))))
     r = subprocess.run(["bash", str(ROOT / "scripts" / "build" / "hopper.sh")], env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     assert (tmp_path / "hopper_fwd.cubin").read_bytes() == (CO / "hopper_fwd.cubin").read_bytes()

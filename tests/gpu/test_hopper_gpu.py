@@ -48,7 +48,11 @@ for _i, (_b, _sq, _sk, _hq, _hk, _d, _dt, _f) in enumerate([
         (2, 300, 77, 8, 2, 256, "bf16", "none"), (2, 2048, 2048, 16, 2, 256, "fp16", "causal"),
         # causal L2 sections of several KV groups (8192 keys: 2 MiB of K + V per KV head at d64, 4 MiB at d128),
         # the last one smaller at d128 with whole-group sections; rows of 1024 queries keep the reference small
-        (1, 1024, 8192, 40, 10, 64, "bf16", "causal+lse"), (1, 1024, 8192, 40, 10, 128, "fp16", "causal+lse")]):
+        (1, 1024, 8192, 40, 10, 64, "bf16", "causal+lse"), (1, 1024, 8192, 40, 10, 128, "fp16", "causal+lse"),
+        # d64 warpgroups computing only their own rows' key blocks (HOPPER_WG_SKIP_D64): the second 192-row tile's
+        # warpgroups 1 and 2 past seqlen_q pass 23 of 24 blocks; causal with keys 100 past the queries (diagonal
+        # tiles whose lower warpgroups pass their top block, and ones that do not)
+        (2, 200, 3000, 4, 2, 64, "bf16", "none"), (1, 2100, 2200, 4, 1, 64, "fp16", "causal+lse")]):
     _TARGETED.append(dict(b=_b, sq=_sq, sk=_sk, hq=_hq, hk=_hk, d=_d, dv=_d, dtype=_dt, feature=_f,
                           window=(-1, -1), seed=700 + _i))
 CASES = _SWEEP + _TARGETED

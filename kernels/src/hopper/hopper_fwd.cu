@@ -178,6 +178,13 @@
 #ifndef HOPPER_DESC_ADD_D128
 #define HOPPER_DESC_ADD_D128 1
 #endif
+// 1: each consumer warpgroup of the d64 TMA kernels (not the _static siblings) computes only the key blocks its own
+// 64 rows can see (the top block of a causal diagonal tile is fully masked for the lower warpgroups of a 192-row
+// tile; a last tile's warpgroup past seqlen_q computes one block), passing its ping-pong turn for the others
+// (fwd_body: WG_SKIP)
+#ifndef HOPPER_WG_SKIP_D64
+#define HOPPER_WG_SKIP_D64 1
+#endif
 static_assert(128 * (168 - HOPPER_REGS_PRODUCER_2WG) >= 256 * (HOPPER_REGS_CONSUMER_2WG - 168),
               "setmaxnreg: the consumers would wait for registers the producer never gives back");
 
@@ -808,8 +815,49 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             o[4 * i + 2] *= alpha1; o[4 * i + 3] *= alpha1;
         }
     };
+    // HOPPER_WG_SKIP_D64 (d64 TMA kernels): this warpgroup computes only the key blocks [0, nw) its own 64 rows
+    // can see: with BM 192 and BN 128 the top block of a causal diagonal tile is fully masked for the lower
+    // warpgroups, and a last tile's warpgroup whose rows are all past seqlen_q computes one block (not n_max;
+    // its rows are not stored).  Each block above nw is passed: a ping-pong turn with no GEMM (every warpgroup
+    // still takes n_max + 1 turns a tile) and this warpgroup's k_empty / v_empty arrivals at once.  Those come
+    // early, but not into the slot's previous round: our turn follows the other warpgroups' turns of the block
+    // above (or this block), and each of them arrived for the block STAGES >= 3 above before taking that turn.
+    // Some warpgroup (the one with the tile's last row) computes every block, so no slot's round is all early.
+    // (not the _static siblings: causal d64 from 16384 keys, long tiles; there it measured 0.94-0.99x, two runs)
+    constexpr bool WG_SKIP = HOPPER_WG_SKIP_D64 && D == 64 && TMA && !STATIC_SIBLING;
+    static_assert(!WG_SKIP || STAGES >= 3, "HOPPER_WG_SKIP_D64's early arrivals need 3 or more stages");
+    // the key blocks this warpgroup computes in row block m_block (n_all: the tile's)
+    auto wg_blocks = [&](int m_block, int n_all) {
+        const int r0 = m_block * BM + wg * WG_ROWS;                  // this warpgroup's first row
+        const int lim = min(r0 + WG_ROWS, sq) + sk - sq;             // keys < lim are visible to some row of it
+        return r0 >= sq ? 1 : a.causal ? min(n_all, max(1, ceil_div(lim, BN))) : n_all;
+    };
+    int nw = 0;
+    auto wg_skip_turns = [&]() {
+        int m_block, h, b, n_all, n_unm;
+        decode(t, m_block, h, b);
+        key_blocks(m_block * BM, n_all, n_unm);
+        nw = wg_blocks(m_block, n_all);
+        for (int i = n_all - nw; i > 0; --i) {
+            sched_sync();
+            sched_arrive();
+            if (lane == 0) {
+                mbar_arrive(k_empty(kst));
+                mbar_arrive(v_empty(kst));
+            }
+            if (++kst == STAGES) { kst = 0; kph ^= 1; }
+        }
+    };
+    // whether key block n needs the causal / tail mask: the tile's n_unmasked, or (WG_SKIP) from this thread's own
+    // rows (row0 < row1), which keeps n_unmasked out of the key-block loop's registers (the consumers are at their
+    // 160: with n_unmasked live, WG_SKIP's code spilled 12 bytes, around the ping-pong barrier inside the loop)
+    auto block_masked = [&](int n, int n_unmasked) {
+        if constexpr (WG_SKIP) return (n + 1) * BN > (a.causal ? min(sk, row0 + sk - sq + 1) : sk);
+        else return n >= n_unmasked;
+    };
     // the first QK^T of the current tile (Q slot qs, K stage kst), in this warpgroup's turn
     auto first_qk = [&]() {
+        if constexpr (WG_SKIP) wg_skip_turns();
         mbar_wait(q_full(qs), q_phase);
         mbar_wait(k_full(kst), kph);
         if constexpr (!TMA) fence_proxy_async();
@@ -839,6 +887,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             key_blocks(m_block * BM, n_max, n_unmasked);
             row0 = m_block * BM + wg * WG_ROWS + row_local;
             row1 = row0 + 8;
+            if constexpr (WG_SKIP) n_max = nw;   // this warpgroup's blocks (wg_skip_turns)
         }
 #pragma unroll
         for (int i = 0; i < DC / 2; ++i) o[i] = 0.f;
@@ -850,7 +899,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         if (lane == 0) mbar_arrive(k_empty(kst));
         {
             float a0, a1;
-            softmax(n, n >= n_unmasked, a0, a1);
+            softmax(n, block_masked(n, n_unmasked), a0, a1);
         }
         convert_p();
         int vst = kst;
@@ -870,7 +919,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             reg_fence(s);
             if (lane == 0) mbar_arrive(k_empty(kst));
             float a0, a1;
-            softmax(n, n >= n_unmasked, a0, a1);
+            softmax(n, block_masked(n, n_unmasked), a0, a1);
             wgmma_wait<0>();
             reg_fence(o);
             if (lane == 0) mbar_arrive(v_empty(vst));

@@ -20,7 +20,9 @@ the d128 kernels with that buffer store it with TMA, through a fourth tensor map
 512 bytes of ``tmaps`` scratch per CTA; recorded as ``epilogue_tma``), ``rescale_in_turn_d128`` / ``rescale_vote_d128``
 (hopper_fwd.cu's HOPPER_RESCALE_IN_TURN_D128 / HOPPER_RESCALE_VOTE_D128, defaults 0 / 1; recorded as
 ``rescale_in_turn`` / ``rescale_vote`` on the d128 kernels where they differ from those defaults), ``desc_add_d128``
-(HOPPER_DESC_ADD_D128, default 0; recorded as ``desc_add`` on the d128 kernels when 1).  ``hopper_fwd_<dtype>_d96_dyn`` kernels (HOPPER_DYN_D96) are
+(HOPPER_DESC_ADD_D128, default 0; recorded as ``desc_add`` on the d128 kernels when 1), ``wg_skip_d64`` (0 / 1:
+each consumer warpgroup of the d64 TMA kernels, not the ``_static`` siblings, computes only the key blocks its own rows
+see, HOPPER_WG_SKIP_D64; recorded as ``wg_skip``).  ``hopper_fwd_<dtype>_d96_dyn`` kernels (HOPPER_DYN_D96) are
 the d96 tile with the dynamic causal schedule; their name says so.  ``hopper_fwd_<dtype>_d{64,128}_static``
 kernels (HOPPER_STATIC_SIBLINGS) are the tile of a dynamic kernel on the static schedule (TMA, no
 ``dynamic_causal``).
@@ -82,7 +84,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
     unknown = set(kv) - {"tma_d64", "tma_d128", "bn_d128", "q_stages_d128", "regs_2wg", "bn_d256", "d96_compute",
                          "dyn_causal", "dyn_d64", "l2_section_kb", "l2_section_mode",
                          "epi_smem_d128", "epi_smem_d64", "epi_v4_d128",
-                         "epi_tma_d128", "rescale_in_turn_d128", "rescale_vote_d128", "desc_add_d128"}
+                         "epi_tma_d128", "rescale_in_turn_d128", "rescale_vote_d128", "desc_add_d128", "wg_skip_d64"}
     if unknown:
         raise SystemExit(f"make_manifest: unknown option(s) {sorted(unknown)}")
     qs = {64: int(q_stages), 96: 2, 128: int(kv.get("q_stages_d128", q_stages)), 256: 1}
@@ -171,6 +173,8 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
             objects[-1]["epilogue_smem_per_warp"] = True
         if epi and (d == 64 or kv.get("epi_v4_d128", "0") == "1"):
             objects[-1]["epilogue_v4"] = True
+        if d == 64 and uses_tma and m[3] != "_static" and kv.get("wg_skip_d64", "0") == "1":   # hopper_fwd.cu's WG_SKIP
+            objects[-1]["wg_skip"] = True
         if nwg[d] == 2 and (dyn or regs != "40/232"):
             objects[-1]["setmaxnreg"] = "32/232" if dyn else regs
     if problems:
