@@ -244,6 +244,14 @@ def test_window_and_softcap_dispatch_follows_the_rule(monkeypatch):
     ((32, 512, 16, 16, 256), dict(window_size=(128, 128)), "hopper"),
     ((2, 8192, 16, 16, 128), dict(causal=True, softcap=30.0), "hopper"),
     ((16, 1024, 32, 32, 64), dict(softcap=30.0), "portable"),
+    ((8, 2048, 32, 32, 64), dict(softcap=30.0), "hopper"),
+    ((16, 1024, 32, 32, 64), dict(window_size=(256, 256)), "portable"),
+    ((8, 2048, 32, 32, 64), dict(window_size=(256, 256)), "hopper"),
+    ((32, 512, 32, 32, 96), dict(causal=True, window_size=(256, 0)), "hopper"),
+    ((16, 1024, 32, 32, 96), dict(softcap=30.0), "hopper"),
+    ((32, 512, 32, 32, 96), dict(softcap=30.0), "portable"),    # d96 softcap not timed below 1024
+    ((32, 512, 16, 16, 128), dict(causal=True, softcap=30.0), "hopper"),
+    ((32, 512, 16, 16, 256), dict(causal=True, softcap=30.0), "hopper"),
     ((4, 4096, 16, 16, 256), dict(causal=True, softcap=30.0), "hopper"),
     ((2, 8192, 16, 8, 256), dict(causal=True, window_size=(4096, 0), softcap=50.0), "hopper"),
 ])

@@ -256,27 +256,30 @@ def preferred(p: Problem) -> str | None:
 
 #: Sliding windows (issue11g): head_dim -> (min, max) of seqlen_q / seqlen_k where the hopper kernels measured faster
 #: than portable on window problems; :data:`PREFERRED` applies on top (by head dim and causal).  A head dim missing
-#: here leaves its window problems to portable.  H100, bf16, hopper / portable forced, one run (notes/hopper.md,
-#: 2026-11-26, issue11g call 1): d128 causal (left, 0) 1.18x at 2x8192 32/8 (4096, 0), 1.62x at 8x2048 (512, 0),
+#: here leaves its window problems to portable.  H100, bf16, hopper / portable forced (notes/hopper.md, 2026-11-26,
+#: issue11g calls 1 and 2): d128 causal (left, 0) 1.18x at 2x8192 32/8 (4096, 0), 1.62x at 8x2048 (512, 0),
 #: 1.38x at 32x512 (256, 0), non-causal (256, 256) 1.60x at 4x4096; d64 causal (512, 0) 1.17x at 8x2048 h32,
-#: non-causal (128, 128) 0.85x at 32x512 h32 (so d64 from 2048); d96 causal (512, 0) 1.48x at 4x2048 h32; d256
-#: causal (1024, 0) 1.43x at 4x4096 16/8, non-causal (128, 128) 1.12x at 32x512.
+#: non-causal (256, 256) 1.19x at 8x2048 h32, 0.90x at 16x1024 h32, (128, 128) 0.85x at 32x512 h32 (so d64 from
+#: 2048); d96 causal (512, 0) 1.48x at 4x2048 h32, (256, 0) 1.27x at 32x512 h32; d256 causal (1024, 0) 1.43x at
+#: 4x4096 16/8, non-causal (128, 128) 1.12x at 32x512.
 WINDOW_PREFERRED: dict[int, tuple[int, int]] = {
     64: (2048, 1 << 30),
-    96: (2048, 1 << 30),
+    96: (512, 1 << 30),
     128: (512, 1 << 30),
     256: (512, 1 << 30),
 }
 
 #: Softcap (issue11g, the ``_softcap`` kernels), as :data:`WINDOW_PREFERRED` (both apply to a window + softcap
-#: problem).  Same run: d128 1.32x at 2x8192 causal, 1.24x at 1x16384 non-causal, 1.38x at 8x2048 non-causal with a
-#: (512, 512) window; d96 1.32x at 4x2048 h32 non-causal; d256 1.76x at 4x4096 causal, 1.38x at 2x8192 16/8 causal
-#: with a (4096, 0) window; d64 0.88x at 16x1024 h32 non-causal (the softcap's ex2 + rcp per score weigh most at
-#: d64): left to portable.
+#: problem).  Same calls: d128 1.32x at 2x8192 causal, 1.24x at 1x16384 non-causal, 1.38x at 8x2048 non-causal with a
+#: (512, 512) window, 1.22x at 32x512 causal, 1.16x at 16x1024 non-causal; d96 1.32x at 4x2048 h32 and 1.23x at
+#: 16x1024 h32 non-causal (512 not timed); d256 1.76x at 4x4096 causal, 1.38x at 2x8192 16/8 causal with a (4096, 0)
+#: window, 1.75x at 8x2048 non-causal, 1.29x at 32x512 causal; d64 0.88x at 16x1024 h32 non-causal, 1.03x at 8x2048
+#: h32 non-causal, 1.06x at 4x4096 h32 causal (the softcap's ex2 + rcp per score weigh most at d64).
 SOFTCAP_PREFERRED: dict[int, tuple[int, int]] = {
-    96: (2048, 1 << 30),
-    128: (2048, 1 << 30),
-    256: (4096, 1 << 30),
+    64: (2048, 1 << 30),
+    96: (1024, 1 << 30),
+    128: (512, 1 << 30),
+    256: (512, 1 << 30),
 }
 
 
