@@ -5,11 +5,13 @@
     python3 bench/hopper_dev.py time  [VARIANT_DIR ...]    # TFLOP/s: hopper variants, portable, cuDNN, flash
 
 ``HOPPER_DEV_D=128`` (or ``96,256``) times the shapes of those head dims only; ``HOPPER_DEV_SHAPES=short`` /
-``causal`` time the lists of those names instead of the full table (``"b,hq,hk,sq,sk,d,causal;..."``: those rows); ``HOPPER_DEV_PGRID=none`` drops the
+``causal`` time the lists of those names instead of the full table (``"b,hq,hk,sq,sk,d,causal;..."``: those rows; a row may
+add ``,left,right`` (a sliding window) and ``,softcap``: such rows time no torch SDPA peers); ``HOPPER_DEV_PGRID=none`` drops the
 persistent-grid column of causal rows (``all``: one per variant); ``HOPPER_DEV_PORTABLE=0`` drops the portable column.  The "portable" column is the portable
 family forced (hopper's dispatch preference switched off).
 A VARIANT_DIR holds a ``hopper_fwd.cubin`` built with other options (same kernel names) and its
-``hopper_manifest.json``, whose block_m / threads / shared the plans then take; the shipped object
+``hopper_manifest.json``, whose block_m / threads / shared the plans then take (a cubin whose kernels take fewer
+kernarg bytes than hopper_args.h's struct, built before fields were added at its end, gets the plan's bytes cut to its size); the shipped object
 (kernels/co/sm_90a) is the first variant, named "hopper".  A variant dir named ``*_d<D>`` (``*_d64``,
 ``*_d96``, ...) is timed on the shapes of head dim D only (its other kernels are the shipped bytes).  ``HOPPER_DEV_PEERS`` (default
 "cudnn,flash") names the torch SDPA backends timed beside them.
@@ -71,18 +73,27 @@ CAUSAL_SHAPES = [
 _PREP: dict = {}
 
 
-def hopper_prepared(q, k, v, causal: bool, lse: bool, cubin: str | None, persistent: bool = False):
+def _kernarg_size(cubin: str, kernel: str) -> int:
+    from pyhipattn import codeobj
+
+    (co,) = codeobj.read(open(cubin, "rb").read())
+    return -(-co.kernels[kernel].explicit_kernarg_size // 8) * 8
+
+
+def hopper_prepared(q, k, v, causal: bool, lse: bool, cubin: str | None, persistent: bool = False,
+                    window: tuple[int, int] = (-1, -1), softcap: float = 0.0):
     key = (tuple(q.shape), tuple(q.stride()), tuple(k.shape), tuple(k.stride()), tuple(v.stride()), q.dtype,
-           causal, lse, cubin, persistent)
+           causal, lse, cubin, persistent, tuple(window), softcap)
     if key not in _PREP:
         p = validate.batch_problem(view(q, argname="q"), view(k, argname="k"), view(v, argname="v"),
-                                   softmax_scale=None, causal=causal, window_size=(-1, -1), softcap=0.0,
+                                   softmax_scale=None, causal=causal, window_size=window, softcap=softcap,
                                    return_lse=lse, num_splits=1)
         if cubin:
             # plan with the variant's own manifest (block_m, threads, shared), then point at its cubin
             man = json.load(open(os.path.join(os.path.dirname(cubin), "hopper_manifest.json")))
             man["by_name"] = {o["name"]: o for o in man["objects"]}
             plans = plan_with_manifest(hopper, man, p, ARCH, 132, 1, cubin)
+            plans = [dataclasses.replace(pl, kernargs=pl.kernargs[:_kernarg_size(cubin, pl.kernel)]) for pl in plans]
         else:
             plans = hopper.plan(p, ARCH, 132, 1)
         if persistent:   # True: one CTA per SM; an int: that many CTAs
@@ -97,12 +108,11 @@ def hopper_fwd(cubin: str | None = None, grid_cap: int | None = None):
     ``grid_cap`` caps the grid (a persistent grid of that many CTAs, whatever the plan chose)."""
 
     def run(q, k, v, *, out=None, causal=False, window_size=(-1, -1), softcap=0.0, return_lse=True):
-        assert window_size == (-1, -1) and softcap == 0.0
         b, sq, hq, d = q.shape
         if out is None:
             out = torch.empty_like(q)
         lse = torch.full((b, hq, sq), float("nan"), device=q.device, dtype=torch.float32)
-        prep = hopper_prepared(q, k, v, causal, return_lse, cubin, grid_cap or False)
+        prep = hopper_prepared(q, k, v, causal, return_lse, cubin, grid_cap or False, tuple(window_size), softcap)
         prep.launch({"q": q.data_ptr(), "k": k.data_ptr(), "v": v.data_ptr(), "out": out.data_ptr(),
                      "lse": lse.data_ptr()}, torch.cuda.current_stream().cuda_stream)
         return out, lse
@@ -121,7 +131,8 @@ def check(variants: list[str | None]) -> int:
     bad = 0
     # every case on the plan's grid, then the causal ones on persistent grids of 132 and 5 CTAs
     # (several tiles per CTA: the cross-tile paths)
-    runs = [(c, None) for c in cases] + [(c, cap) for cap in (132, 5) for c in cases if "causal" in c["feature"]]
+    runs = [(c, None) for c in cases] + [(c, cap) for cap in (132, 5) for c in cases
+                                         if "causal" in c["feature"] or "window" in c["feature"]]
     for cubin in variants:
         name = cubin or "hopper"
         for c, cap in runs:
@@ -156,7 +167,10 @@ def time_shapes(variants: list[str | None], shapes: list[tuple], dtype: str = "b
     rows = []
     l2 = torch.cuda.get_device_properties(0).L2_cache_size
     for dims in shapes:
-        b, hq, hk, sq, sk, d, causal = dims
+        b, hq, hk, sq, sk, d, causal = dims[:7]
+        window = tuple(dims[7:9]) if len(dims) >= 9 else (-1, -1)
+        softcap = float(dims[9]) if len(dims) >= 10 else 0.0
+        extra = window != (-1, -1) or softcap > 0
         s = Shape(b, hq, hk, sq, sk, d, causal, "prefill")
         flops = bench.attn_flops(b, hq, sq, sk, d, causal)
         in_bytes = bench.attn_bytes(b, hq, hk, sq, sk, d) - 2 * b * sq * hq * d
@@ -171,14 +185,14 @@ def time_shapes(variants: list[str | None], shapes: list[tuple], dtype: str = "b
                     continue
                 def f(i, cubin=cubin):
                     q, k, v = sets[i]
-                    prep = hopper_prepared(q, k, v, causal, False, cubin)
+                    prep = hopper_prepared(q, k, v, causal, False, cubin, False, window, softcap)
                     prep.launch({"q": q.data_ptr(), "k": k.data_ptr(), "v": v.data_ptr(), "out": outs[i].data_ptr()},
                                 torch.cuda.current_stream().cuda_stream)
                 impls[os.path.basename(os.path.dirname(cubin)) if cubin else "hopper"] = f
             # causal: the default cubin (HOPPER_DEV_PGRID=all: every variant) on a persistent grid (one
             # CTA per SM), for comparison
             pg = {"all": variants, "none": []}.get(os.environ.get("HOPPER_DEV_PGRID", ""), [None])
-            for cubin in (pg if causal else []):
+            for cubin in (pg if causal and not extra else []):
                 if cubin and os.path.dirname(cubin).endswith(("_d64", "_d128")) and not os.path.dirname(cubin).endswith(f"_d{d}"):
                     continue
                 def g(i, cubin=cubin):
@@ -188,8 +202,9 @@ def time_shapes(variants: list[str | None], shapes: list[tuple], dtype: str = "b
                                 torch.cuda.current_stream().cuda_stream)
                 impls[(os.path.basename(os.path.dirname(cubin)) if cubin else "hopper") + "_pgrid"] = g
         if os.environ.get("HOPPER_DEV_PORTABLE", "1") != "0":
-            impls["portable"] = lambda i: mha_fwd(*sets[i], causal=causal)   # hopper.preferred is off in time mode
-        for peer in os.environ.get("HOPPER_DEV_PEERS", "cudnn,flash").split(","):
+            impls["portable"] = lambda i: mha_fwd(*sets[i], causal=causal, window_size=window,  # hopper.preferred is
+                                                  softcap=softcap)                              # off in time mode
+        for peer in ([] if extra else [x for x in os.environ.get("HOPPER_DEV_PEERS", "cudnn,flash").split(",") if x]):
             call = bench._sdpa_call(peer, s)
             impls[peer] = lambda i, call=call: call(*sets[i])
         row = {"shape": list(dims)}
@@ -209,13 +224,15 @@ def time_shapes(variants: list[str | None], shapes: list[tuple], dtype: str = "b
 
 def table(rows: list[dict]) -> str:
     names = list(dict.fromkeys(k for r in rows for k in r if k != "shape"))
-    lines = ["| shape (b,hq,hk,sq,sk,d,causal) | " + " | ".join(names) + " | best hopper / cuDNN |",
-             "|---|" + "---|" * (len(names) + 1)]
+    lines = ["| shape (b,hq,hk,sq,sk,d,causal[,left,right[,softcap]]) | " + " | ".join(names)
+             + " | best hopper / cuDNN | hopper / portable |",
+             "|---|" + "---|" * (len(names) + 2)]
     for r in rows:
         hop = [r[n] for n in names if n.startswith(("hopper", "v_")) and r.get(n)]
         ratio = f"{max(hop) / r['cudnn']:.2f}" if hop and r.get("cudnn") else "-"
+        vs_portable = f"{r['hopper'] / r['portable']:.2f}" if r.get("hopper") and r.get("portable") else "-"
         lines.append(f"| {r['shape']} | " + " | ".join(f"{r[n]:.0f}" if r.get(n) else "-" for n in names)
-                     + f" | {ratio} |")
+                     + f" | {ratio} | {vs_portable} |")
     return "\n".join(lines)
 
 
@@ -238,6 +255,7 @@ def main() -> int:
         shapes = CAUSAL_SHAPES
     elif ";" in os.environ.get("HOPPER_DEV_SHAPES", ""):    # "b,hq,hk,sq,sk,d,causal;..." (causal 0 / 1)
         shapes = [tuple(int(x) for x in r.split(",")[:6]) + (r.split(",")[6] == "1",)
+                  + tuple(int(x) for x in r.split(",")[7:9]) + tuple(float(x) for x in r.split(",")[9:10])
                   for r in os.environ["HOPPER_DEV_SHAPES"].split(";") if r]
     if mode == "time-quick":
         shapes = shapes[:5] + [(4, 32, 32, 4096, 4096, 64, False), (4, 16, 16, 4096, 4096, 128, True)]

@@ -11,7 +11,10 @@
  * cubin has them, the 176-key d128 kernel's shared memory (its cases run when it is given).  Cases
  * (bf16): causal and not, GQA / MQA, ragged tails, sq > sk causal (rows with no key), a small
  * persistent grid (3 CTAs for many tiles).  The second form names each kernel with its manifest's shared
- * memory, block_m, threads and head dim (any kernel, e.g. hopper_fwd_bf16_d96 / _d256; bf16 ones only).  Exit 0 when every case is within 1e-2 relative
+ * memory, block_m, threads and head dim (any kernel, e.g. hopper_fwd_bf16_d96 / _d256; bf16 ones only).
+ * Sliding windows (issue11g): every kernel also runs three window cases (causal with a left edge on a persistent
+ * grid, (left, right) with sq < sk, (0, 0) with sq > sk: rows and tiles that see no key); a kernel whose name ends
+ * in _softcap runs every case with softcap 5 (its args' softcap_log2, the reference's softcap * tanh(s / softcap)).  Exit 0 when every case is within 1e-2 relative
  * Frobenius error and every LSE within 2e-3.  The driver is opened with dlopen (no CUDA
  * toolkit needed to build).
  */
@@ -82,7 +85,17 @@ static int g_bm[MAX_KERNELS] = {128, 128, 128}, g_threads[MAX_KERNELS] = {384, 3
 
 static int g_kind;   /* 0: d64, 1: d128, 2: d128_bn176, or the i-th KERNEL:... argument (block_m / threads of that kernel) */
 
+static double g_softcap;   /* > 0: the kernel is a _softcap one */
+
+static int run_case_w(CUfunction fn, int shared, int b, int sq, int sk, int hq, int hk, int d, int causal, int grid_cap,
+                      int wl, int wr);
 static int run_case(CUfunction fn, int shared, int b, int sq, int sk, int hq, int hk, int d, int causal, int grid_cap) {
+    return run_case_w(fn, shared, b, sq, sk, hq, hk, d, causal, grid_cap, -1, causal ? 0 : -1);
+}
+
+/* window (wl, wr), -1 = unbounded; causal needs wr == 0 */
+static int run_case_w(CUfunction fn, int shared, int b, int sq, int sk, int hq, int hk, int d, int causal, int grid_cap,
+                      int wl, int wr) {
     const int bm = g_bm[g_kind], threads = g_threads[g_kind];
     size_t nq = (size_t)b * sq * hq * d, nk = (size_t)b * sk * hk * d;
     uint16_t *q = malloc(nq * 2), *k = malloc(nk * 2), *v = malloc(nk * 2), *o = malloc(nq * 2);
@@ -106,6 +119,12 @@ static int run_case(CUfunction fn, int shared, int b, int sq, int sk, int hq, in
     a.m_blocks = (sq + bm - 1) / bm; a.causal = causal;
     const double scale = 1.0 / sqrt((double)d);
     a.scale_log2 = (float)(scale * 1.4426950408889634);
+    a.window_left = wl;
+    a.window_right = wr;
+    if (g_softcap > 0) {
+        a.scale_log2 = (float)(g_softcap * 1.4426950408889634);
+        a.softcap_log2 = (float)(2 * 1.4426950408889634 * scale / g_softcap);
+    }
     int tiles = a.m_blocks * hq * b;
     unsigned grid = (unsigned)(tiles < grid_cap ? tiles : grid_cap);
     /* tensor-map scratch of TMA kernels: 128 + 512 bytes per CTA (384 used, 512 with the O map of HOPPER_EPI_TMA_D128;
@@ -134,10 +153,13 @@ static int run_case(CUfunction fn, int shared, int b, int sq, int sk, int hq, in
                 for (int j = 0; j < sk; ++j) {
                     p[j] = -INFINITY;
                     if (causal && j > i + sk - sq) continue;
+                    if (wr >= 0 && j > i + sk - sq + wr) continue;
+                    if (wl >= 0 && j < i + sk - sq - wl) continue;
                     const uint16_t* kj = k + (((size_t)bi * sk + j) * hk + h / (hq / hk)) * d;
                     double s = 0;
                     for (int c = 0; c < d; ++c) s += (double)from_bf16(qi[c]) * from_bf16(kj[c]);
                     p[j] = s * scale;
+                    if (g_softcap > 0) p[j] = g_softcap * tanh(p[j] / g_softcap);
                     if (p[j] > m) m = p[j];
                 }
                 for (int j = 0; j < sk; ++j) l += p[j] == -INFINITY ? 0 : exp(p[j] - m);
@@ -158,8 +180,9 @@ static int run_case(CUfunction fn, int shared, int b, int sq, int sk, int hq, in
             }
     double err = sqrt(num / (den > 0 ? den : 1));
     int ok = err <= 1e-2 && lerr <= 2e-3 && counters_ok;
-    printf("%s b%d sq%d sk%d h%d/%d d%d bm%d causal=%d grid=%u: rel err %.2e, lse err %.2e%s\n", ok ? "ok  " : "FAIL", b, sq,
-           sk, hq, hk, d, bm, causal, grid, err, lerr, counters_ok ? "" : ", counters below tmaps not reset to 0");
+    printf("%s b%d sq%d sk%d h%d/%d d%d bm%d causal=%d window=(%d,%d) softcap=%g grid=%u: rel err %.2e, lse err %.2e%s\n",
+           ok ? "ok  " : "FAIL", b, sq, sk, hq, hk, d, bm, causal, wl, wr, g_softcap, grid, err, lerr,
+           counters_ok ? "" : ", counters below tmaps not reset to 0");
     CK(cuMemFree(dq)); CK(cuMemFree(dk)); CK(cuMemFree(dv)); CK(cuMemFree(dout)); CK(cuMemFree(dl)); CK(cuMemFree(dt));
     free(q); free(k); free(v); free(o); free(lse); free(p);
     return ok;
@@ -228,6 +251,8 @@ int main(int argc, char** argv) {
         CK(cuModuleGetFunction(&fn, mod, names[i]));
         CK(cuFuncSetAttribute(fn, 8 /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */, shared[i]));
         const int d = dims[i];
+        const size_t len = strlen(names[i]);
+        g_softcap = len > 8 && !strcmp(names[i] + len - 8, "_softcap") ? 5.0 : 0.0;
         bad += !run_case(fn, shared[i], 2, 200, 300, 4, 2, d, 1, 1 << 30);
         bad += !run_case(fn, shared[i], 1, 300, 130, 4, 1, d, 0, 3);
         bad += !run_case(fn, shared[i], 1, 70, 33, 2, 2, d, 1, 1 << 30);
@@ -239,6 +264,11 @@ int main(int argc, char** argv) {
            and sq > sk (tiles no row of which sees a key) */
         bad += !run_case(fn, shared[i], 2, 600, 600, 4, 2, d, 1, 5);
         bad += !run_case(fn, shared[i], 1, 500, 150, 4, 4, d, 1, 3);
+        /* sliding windows: causal with a left edge (several tiles per CTA), (left, right) with sq < sk, and (0, 0)
+           with sq > sk (rows and whole tiles that see no key) */
+        bad += !run_case_w(fn, shared[i], 2, 600, 600, 4, 2, d, 1, 5, 100, 0);
+        bad += !run_case_w(fn, shared[i], 1, 300, 500, 2, 2, d, 0, 3, 64, 32);
+        bad += !run_case_w(fn, shared[i], 1, 500, 150, 4, 4, d, 0, 1 << 30, 0, 0);
     }
     printf("hopper sanitize cases: %d failure(s)\n", bad);
     return bad ? 1 : 0;

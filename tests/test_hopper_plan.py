@@ -58,8 +58,8 @@ def test_gate_accepts_what_the_kernels_run(dtype, d, causal):
 @pytest.mark.parametrize("change, words", [
     (dict(d=80), "head_dim"), (dict(d=192), "head_dim"), (dict(d=32), "head_dim"), (dict(head_dim_v=64), "head_dim"),
     (dict(d=96, head_dim_v=128), "head_dim"), (dict(d=256, head_dim_v=128), "head_dim"),
-    (dict(softcap=30.0), "softcap"), (dict(window=(64, 0), causal=True), "window"),
-    (dict(window=(16, 16)), "window"), (dict(varlen=True), "varlen"), (dict(num_splits=4), "split"),
+    (dict(window=(16, 16), sq=1 << 29, sk=1 << 29), "2^29"), (dict(window=(-1, 0), sk=1 << 29), "window"),
+    (dict(varlen=True), "varlen"), (dict(num_splits=4), "split"),
     (dict(sinks=True), "sinks"), (dict(alibi=1), "ALiBi"), (dict(hq=6, hk=4), "GQA"),
     (dict(q_strides=(1024 * 8 * 132, 8 * 132, 132)), "multiples of 8"), (dict(dtype="fp32"), "dtype"),
     (dict(softmax_scale=-1.0), "softmax_scale"),
@@ -121,12 +121,144 @@ def test_preferred_table_names_only_built_head_dims():
     assert all(lo <= hi for lo, hi in hopper.PREFERRED.values())
 
 
-@pytest.mark.parametrize("kw", [dict(window_size=(128, 0)), dict(softcap=30.0), dict(num_splits=3)])
+@pytest.mark.parametrize("kw", [dict(num_splits=3), dict(window_size=(128, 0), num_splits=2)])
 def test_features_hopper_lacks_fall_back_to_portable(kw):
     dec = plan_mha_fwd((1, 4096, 16, 128), (1, 4096, 16, 128), (1, 4096, 16, 128), dtype="bf16", arch="sm_90a",
                        explain=True, **kw)
     assert dec.family == "portable"
     assert any(name == "hopper" for name, _ in dec.refused)
+
+
+# ----------------------------------------------------------------------------- windows and softcap (issue11g)
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "fp16"])
+@pytest.mark.parametrize("d", [64, 96, 128, 256])
+@pytest.mark.parametrize("causal, window, softcap", [
+    (False, (64, 64), 0.0), (True, (256, 0), 0.0), (False, (-1, 0), 0.0), (False, (0, -1), 0.0),
+    (False, (-1, -1), 30.0), (True, (-1, 0), 5.0), (False, (100, 3), 50.0)])
+def test_gate_accepts_windows_and_softcap(dtype, d, causal, window, softcap):
+    p = problem(d=d, dtype=dtype, causal=causal, window=window, softcap=softcap)
+    assert hopper.gate(p, "sm_90a", force=True) is None
+    (pl,) = hopper.plan(p, "sm_90a", 132, 1)
+    assert pl.kernel.endswith("_softcap") == (softcap > 0)
+
+
+def _manifest_without(monkeypatch, drop: str):
+    m = json.loads((CO / "hopper_manifest.json").read_text())
+    if drop == "softcap":
+        m["objects"] = [o for o in m["objects"] if not o.get("softcap")]
+    else:
+        m["objects"] = [{k: v for k, v in o.items() if k != drop} for o in m["objects"]]
+    m["by_name"] = {o["name"]: o for o in m["objects"]}
+    monkeypatch.setattr(hopper, "manifest", lambda arch: m)
+
+
+def test_a_cubin_without_windows_or_softcap_kernels_refuses_them(monkeypatch):
+    _manifest_without(monkeypatch, "window")
+    why = hopper.gate(problem(window=(64, 0), causal=True), "sm_90a", force=True)
+    assert why is not None and "HOPPER_WINDOW=0" in why and "(64, 0)" in why
+    assert hopper.gate(problem(causal=True), "sm_90a", force=True) is None      # plain causal is no window
+    _manifest_without(monkeypatch, "softcap")
+    why = hopper.gate(problem(d=96, softcap=30.0), "sm_90a", force=True)
+    assert why is not None and "fwd_bf16_d96_softcap" in why
+    assert hopper.gate(problem(d=96), "sm_90a", force=True) is None
+
+
+def _i32(pl, name):
+    lay = hopper.layout()
+    return int.from_bytes(pl.kernargs[lay[name].offset:lay[name].offset + 4], "little", signed=True)
+
+
+@pytest.mark.parametrize("causal, window, sq, sk, want", [
+    (False, (-1, -1), 1000, 777, (-1, -1)),    # no window: both sides unbounded
+    (True, (-1, 0), 1000, 777, (-1, 0)),       # causal: right 0
+    (True, (64, 0), 1000, 777, (64, 0)),
+    (False, (3, 5), 1000, 777, (3, 5)),
+    (False, (777, 999), 1000, 777, (-1, 999)),  # left >= seqlen_k: unbounded; right < seqlen_q kept
+    (False, (776, 1000), 1000, 777, (776, -1)),  # right >= seqlen_q: unbounded
+    (False, (10**12, 10**12), 1000, 777, (-1, -1)),   # huge sides never reach the kernels' int32
+])
+def test_plan_packs_the_window(causal, window, sq, sk, want):
+    p = problem(b=1, sq=sq, sk=sk, causal=causal, window=window)
+    assert hopper.window_args(p) == want
+    (pl,) = hopper.plan(p, "sm_90a", 132, 1)
+    assert (_i32(pl, "window_left"), _i32(pl, "window_right")) == want
+    assert _i32(pl, "causal") == int(causal)
+
+
+def test_plan_packs_softcap_scales():
+    import math
+    import struct
+
+    p = problem(d=64, softcap=30.0, softmax_scale=0.125)
+    (pl,) = hopper.plan(p, "sm_90a", 132, 1)
+    lay = hopper.layout()
+    get = lambda n: struct.unpack_from("<f", pl.kernargs, lay[n].offset)[0]  # noqa: E731
+    assert pl.kernel == "hopper_fwd_bf16_d64_softcap"
+    assert abs(get("scale_log2") - 30.0 * math.log2(math.e)) < 1e-5
+    assert abs(get("softcap_log2") - 2 * math.log2(math.e) * 0.125 / 30.0) < 1e-7
+    (plain,) = hopper.plan(problem(d=64, softmax_scale=0.125), "sm_90a", 132, 1)
+    off = lay["softcap_log2"].offset
+    assert plain.kernel == "hopper_fwd_bf16_d64" and plain.kernargs[off:off + 4] == bytes(4)
+
+
+def test_softcap_problems_skip_the_schedule_siblings():
+    by = hopper.manifest("sm_90a")["by_name"]
+    for p in (problem(b=1, sq=8192, sk=8192, hq=16, hk=16), problem(b=4, sq=2048, sk=2048, d=96, causal=True),
+              problem(b=2, sq=2048, sk=2048, causal=True, hq=16, hk=16)):
+        sc = dataclasses.replace(p, softcap=20.0)
+        assert hopper.kernel_name(sc, by) == hopper.variant_name(p.dtype, p.head_dim) + "_softcap"
+        assert by[hopper.kernel_name(sc, by)]["softcap"]
+
+
+def test_window_and_softcap_rules_name_only_built_head_dims():
+    for table in (hopper.WINDOW_PREFERRED, hopper.SOFTCAP_PREFERRED):
+        assert set(table) <= set(hopper.HEAD_DIMS)
+        assert all(lo <= hi for lo, hi in table.values())
+
+
+def test_window_and_softcap_dispatch_follows_the_rule(monkeypatch):
+    def fam(d, s, **kw):
+        return plan_mha_fwd((2, s, 16, d), (2, s, 16, d), (2, s, 16, d), dtype="bf16", arch="sm_90a",
+                            explain=True, **kw).family
+    monkeypatch.setattr(hopper, "WINDOW_PREFERRED", {128: (1024, 1 << 30), 64: (0, 1 << 30)})
+    monkeypatch.setattr(hopper, "SOFTCAP_PREFERRED", {128: (2048, 1 << 30)})
+    assert fam(128, 4096, window_size=(256, 256)) == "hopper"
+    assert fam(128, 4096, causal=True, softcap=30.0) == "hopper"
+    assert fam(128, 4096, window_size=(256, 0), causal=True, softcap=30.0) == "hopper"
+    assert fam(128, 512, window_size=(256, 256)) == "portable"      # below the window rule's range
+    assert fam(128, 1024, window_size=(256, 256), softcap=30.0) == "portable"   # window yes, softcap below its range
+    assert fam(64, 4096, softcap=30.0) == "portable"                 # no softcap rule for d64
+    assert fam(64, 4096, window_size=(256, 0), causal=True) == "hopper"
+    assert fam(64, 1024, window_size=(256, 0), causal=True) == "portable"   # PREFERRED: causal d64 from 2048
+    assert fam(64, 4096, causal=True) == "hopper"                            # plain problems: PREFERRED only
+
+
+@pytest.mark.parametrize("shape, kw, family", [
+    ((2, 8192, 32, 8, 128), dict(causal=True, window_size=(4096, 0)), "hopper"),
+    ((32, 512, 16, 16, 128), dict(causal=True, window_size=(256, 0)), "hopper"),
+    ((8, 2048, 32, 32, 64), dict(causal=True, window_size=(512, 0)), "hopper"),
+    ((32, 512, 32, 32, 64), dict(window_size=(128, 128)), "portable"),
+    ((4, 2048, 32, 32, 96), dict(causal=True, window_size=(512, 0)), "hopper"),
+    ((32, 512, 16, 16, 256), dict(window_size=(128, 128)), "hopper"),
+    ((2, 8192, 16, 16, 128), dict(causal=True, softcap=30.0), "hopper"),
+    ((16, 1024, 32, 32, 64), dict(softcap=30.0), "portable"),
+    ((8, 2048, 32, 32, 64), dict(softcap=30.0), "hopper"),
+    ((16, 1024, 32, 32, 64), dict(window_size=(256, 256)), "portable"),
+    ((8, 2048, 32, 32, 64), dict(window_size=(256, 256)), "hopper"),
+    ((32, 512, 32, 32, 96), dict(causal=True, window_size=(256, 0)), "hopper"),
+    ((16, 1024, 32, 32, 96), dict(softcap=30.0), "hopper"),
+    ((32, 512, 32, 32, 96), dict(softcap=30.0), "portable"),    # d96 softcap not timed below 1024
+    ((32, 512, 16, 16, 128), dict(causal=True, softcap=30.0), "hopper"),
+    ((32, 512, 16, 16, 256), dict(causal=True, softcap=30.0), "hopper"),
+    ((4, 4096, 16, 16, 256), dict(causal=True, softcap=30.0), "hopper"),
+    ((2, 8192, 16, 8, 256), dict(causal=True, window_size=(4096, 0), softcap=50.0), "hopper"),
+])
+def test_window_and_softcap_dispatch_follows_the_measurements(shape, kw, family):
+    b, s, hq, hk, d = shape
+    dec = plan_mha_fwd((b, s, hq, d), (b, s, hk, d), (b, s, hk, d), dtype="bf16", arch="sm_90a", explain=True, **kw)
+    assert dec.family == family, dec.refused
 
 
 def test_other_arches_never_see_hopper():
@@ -289,7 +421,7 @@ def test_d128_tma_store_and_loop_options():
         if o["head_dim"] != 128:
             assert not {"epilogue_tma", "rescale_in_turn", "rescale_vote", "desc_add"} & set(o), o["name"]
             continue
-        store = o["name"].endswith(("_d128", "_d128_static"))
+        store = o["name"].endswith(("_d128", "_d128_static", "_d128_softcap"))   # the _softcap sibling is the main kernel's code
         assert bool(o.get("epilogue_tma")) == store and (not store or o.get("epilogue_smem")), o["name"]
         assert o["tma"]["bytes_per_cta"] == (512 if store else 384), o["name"]
         assert o.get("rescale_in_turn") is True and o.get("rescale_vote") is False and o.get("desc_add") is True, o["name"]
@@ -490,11 +622,12 @@ def test_dynamic_causal_kernels_run_on_a_persistent_grid(monkeypatch, sk):
 
 def test_shipped_d128_kernels_have_the_dynamic_causal_schedule():
     """The shipped build (2026-11-26): dynamic causal schedule and 16 MiB L2 sections on the 128-key
-    d128 kernels, setmaxnreg 32 / 232 there; the _bn176 ones keep 24 / 240 and the static schedule."""
+    d128 kernels, setmaxnreg 40 / 232 there (32 / 232 before issue11g); the _bn176 ones keep 24 / 240 and the static schedule."""
     by = hopper.manifest("sm_90a")["by_name"]
     for dt in hopper.DTYPES:
         o = by[hopper.variant_name(dt, 128)]
-        assert o.get("dynamic_causal") and o["setmaxnreg"] == "32/232" and o["l2_section_kb"] == 16384
+        # 40 / 232 since issue11g's windows (the producer keeps the window's first key block live)
+        assert o.get("dynamic_causal") and o["setmaxnreg"] == "40/232" and o["l2_section_kb"] == 16384
         w = by.get(hopper.variant_name(dt, 128) + "_bn176")
         assert w is None or (not w.get("dynamic_causal") and w["setmaxnreg"] == "24/240")
 
@@ -574,7 +707,7 @@ def test_d96_dynamic_sibling_runs_causal_problems_up_to_4096(causal, sk, suffix)
     if suffix == "_dyn":
         tiles = -(-sk // obj["block_m"]) * 16 * 2
         assert pl.grid == (min(tiles, 132), 1, 1)
-        assert obj["setmaxnreg"] == "32/232" and by["fwd_bf16_d96"]["setmaxnreg"] == "24/240"
+        assert obj["setmaxnreg"] == "40/232" and by["fwd_bf16_d96"]["setmaxnreg"] == "24/240"  # 32/232 before issue11g
 
 
 # ----------------------------------------------------------------------------- d64 TMA / dynamic, _static siblings

@@ -20,13 +20,15 @@ sections of heads whose K / V fit L2 (manifest ``l2_section_kb``).
 
 What it runs: bf16 / fp16; head_dim == head_dim_v in {64, 96, 128, 256}; GQA / MQA (heads_q %
 heads_k == 0); causal (bottom-right aligned, FlashAttention >= 2.1; rows that see no key give
-out 0 and LSE -inf) or no mask; any softmax_scale > 0; LSE (fp32 (batch, heads_q, seqlen_q));
+out 0 and LSE -inf) or no mask; sliding windows (left, right), with or without causal, in kernels whose
+manifest entry says ``window`` (issue11g: every kernel; key blocks [n_min, n_max), masks on the edge blocks
+only); softcap > 0 in the ``_softcap`` siblings (each head dim's main kernel with tanh scores, manifest
+``softcap``); any softmax_scale > 0; LSE (fp32 (batch, heads_q, seqlen_q));
 any sequence lengths (ragged tails masked); BSHD strides in multiples of 8 elements (16-byte
 copies: q / k / v / out must also be 16-byte aligned, which the planner cannot see); with TMA
 (d96, d128, d256) positive q / k / v strides below 2^39 elements on every axis longer than 1, and out's too for the
 d128 kernels that store O with TMA (manifest ``epilogue_tma``; :func:`tma_refusal`).
-Not: sliding windows, softcap, sinks / ALiBi / KV caches, varlen, split-K; those go to the
-portable family.  Dispatch picks this family only where it measured faster than portable on
+Not: sinks / ALiBi / KV caches, varlen, split-K; those go to the portable family.  Dispatch picks this family only where it measured faster than portable on
 the H100 (:func:`preferred`); :func:`gate` with ``force=True`` accepts every problem the
 kernels can run (tests).
 """
@@ -55,6 +57,11 @@ _POINTERS = ("q", "k", "v", "out", "lse")
 MIN_BLOCK_M = 128
 
 
+#: window problems: seqlen_q and seqlen_k below this (the kernels' window bounds, 2 * seqlen_q + seqlen_k + a
+#: tile, stay in int32)
+_WINDOW_SEQ_LIMIT = 1 << 29
+
+
 @lru_cache(maxsize=None)
 def layout() -> StructLayout:
     """``hopper_fwd_args`` as hopper_args.h declares it."""
@@ -81,10 +88,9 @@ def check_problem(p: Problem) -> str | None:
                 f"head_dim == head_dim_v in {HEAD_DIMS}")
     if p.varlen:
         return "varlen (cu_seqlens) is not supported by the hopper kernels"
-    if p.softcap != 0:
-        return f"softcap {p.softcap} is not supported by the hopper kernels"
-    if p.has_window:
-        return f"sliding window {p.window} is not supported by the hopper kernels (causal only)"
+    if p.has_window and max(p.seqlen_q, p.seqlen_k) >= _WINDOW_SEQ_LIMIT:
+        return (f"sliding window {p.window} with seqlen_q {p.seqlen_q} / seqlen_k {p.seqlen_k}: the hopper kernels "
+                f"take windows on sequences below 2^29 (their int32 window arithmetic)")
     if p.serving:
         return "KV caches, sinks and ALiBi are not supported by the hopper kernels"
     if p.num_splits >= 2:
@@ -219,8 +225,11 @@ def _runs_static_sibling(p: Problem) -> bool:
 def kernel_name(p: Problem, names) -> str:
     """The manifest name of the kernel that runs ``p`` among ``names``: ``fwd_<dtype>_d<D>``, its
     ``_bn176`` sibling for long non-causal problems (:data:`WIDE_BLOCK_NONCAUSAL`), or its ``_dyn``
-    / ``_static`` sibling for causal ones (:data:`DYN_SIBLING_CAUSAL`, :data:`STATIC_SIBLING_CAUSAL`)."""
+    / ``_static`` sibling for causal ones (:data:`DYN_SIBLING_CAUSAL`, :data:`STATIC_SIBLING_CAUSAL`);
+    softcap problems: ``fwd_<dtype>_d<D>_softcap`` (whether or not ``names`` has it: :func:`gate` checks)."""
     name = variant_name(p.dtype, p.head_dim)
+    if p.softcap > 0:
+        return name + "_softcap"
     lo, hi = WIDE_BLOCK_NONCAUSAL
     if not p.causal and lo <= p.seqlen_k <= hi and name + "_bn176" in names:
         return name + "_bn176"
@@ -234,7 +243,12 @@ def kernel_name(p: Problem, names) -> str:
 
 def preferred(p: Problem) -> str | None:
     """None where the hopper kernels measured faster than the portable family on the H100
-    (:data:`PREFERRED`), else why dispatch leaves the problem to portable."""
+    (:data:`PREFERRED`; windows and softcap: :data:`WINDOW_PREFERRED`, :data:`SOFTCAP_PREFERRED` too), else why dispatch
+    leaves the problem to portable."""
+    if p.has_window or p.softcap > 0:
+        why = _window_softcap_preferred(p)
+        if why:
+            return why
     lo, hi = PREFERRED.get((p.head_dim, p.causal), (0, -1))
     if hi < lo:
         return (f"head_dim {p.head_dim} {'causal' if p.causal else 'non-causal'}: the portable kernels measured "
@@ -244,6 +258,64 @@ def preferred(p: Problem) -> str | None:
             return (f"{name} {n} is outside {lo}..{hi}, where the hopper kernels measured faster than portable "
                     f"for head_dim {p.head_dim} {'causal' if p.causal else 'non-causal'} (notes/hopper.md)")
     return None
+
+
+#: Sliding windows (issue11g): head_dim -> (min, max) of seqlen_q / seqlen_k where the hopper kernels measured faster
+#: than portable on window problems; :data:`PREFERRED` applies on top (by head dim and causal).  A head dim missing
+#: here leaves its window problems to portable.  H100, bf16, hopper / portable forced (notes/hopper.md, 2026-11-26,
+#: issue11g calls 1 and 2): d128 causal (left, 0) 1.18x at 2x8192 32/8 (4096, 0), 1.62x at 8x2048 (512, 0),
+#: 1.38x at 32x512 (256, 0), non-causal (256, 256) 1.60x at 4x4096; d64 causal (512, 0) 1.17x at 8x2048 h32,
+#: non-causal (256, 256) 1.19x at 8x2048 h32, 0.90x at 16x1024 h32, (128, 128) 0.85x at 32x512 h32 (so d64 from
+#: 2048); d96 causal (512, 0) 1.48x at 4x2048 h32, (256, 0) 1.27x at 32x512 h32; d256 causal (1024, 0) 1.43x at
+#: 4x4096 16/8, non-causal (128, 128) 1.12x at 32x512.
+WINDOW_PREFERRED: dict[int, tuple[int, int]] = {
+    64: (2048, 1 << 30),
+    96: (512, 1 << 30),
+    128: (512, 1 << 30),
+    256: (512, 1 << 30),
+}
+
+#: Softcap (issue11g, the ``_softcap`` kernels), as :data:`WINDOW_PREFERRED` (both apply to a window + softcap
+#: problem).  Same calls: d128 1.32x at 2x8192 causal, 1.24x at 1x16384 non-causal, 1.38x at 8x2048 non-causal with a
+#: (512, 512) window, 1.22x at 32x512 causal, 1.16x at 16x1024 non-causal; d96 1.32x at 4x2048 h32 and 1.23x at
+#: 16x1024 h32 non-causal (512 not timed); d256 1.76x at 4x4096 causal, 1.38x at 2x8192 16/8 causal with a (4096, 0)
+#: window, 1.75x at 8x2048 non-causal, 1.29x at 32x512 causal; d64 0.88x at 16x1024 h32 non-causal, 1.03x at 8x2048
+#: h32 non-causal, 1.06x at 4x4096 h32 causal (the softcap's ex2 + rcp per score weigh most at d64).
+SOFTCAP_PREFERRED: dict[int, tuple[int, int]] = {
+    64: (2048, 1 << 30),
+    96: (1024, 1 << 30),
+    128: (512, 1 << 30),
+    256: (512, 1 << 30),
+}
+
+
+def _window_softcap_preferred(p: Problem) -> str | None:
+    for what, on, table in ((f"window {p.window}", p.has_window, WINDOW_PREFERRED),
+                            (f"softcap {p.softcap}", p.softcap > 0, SOFTCAP_PREFERRED)):
+        if not on:
+            continue
+        lo, hi = table.get(p.head_dim, (0, -1))
+        if hi < lo:
+            return f"head_dim {p.head_dim} with {what}: not measured faster than portable on the H100 (notes/hopper.md)"
+        for name, n in (("seqlen_q", p.seqlen_q), ("seqlen_k", p.seqlen_k)):
+            if not lo <= n <= hi:
+                return (f"{name} {n} is outside {lo}..{hi}, where the hopper kernels measured faster than portable "
+                        f"for head_dim {p.head_dim} with {what} (notes/hopper.md)")
+    return None
+
+
+def window_args(p: Problem) -> tuple[int, int]:
+    """``(window_left, window_right)`` for hopper_fwd_args: -1 = unbounded; causal problems get right 0 (the
+    kernels need it); a side that reaches past every key (left >= seqlen_k, right >= seqlen_q) becomes -1, so the
+    kernels' int32 bounds stay small."""
+    left, right = p.window
+    if p.causal:
+        right = 0
+    elif right >= p.seqlen_q:
+        right = -1
+    if left >= p.seqlen_k:
+        left = -1
+    return left, right
 
 
 def gate(problem: Problem, arch: str, compute_units: int | None = None, force: bool = False) -> str | None:
@@ -263,7 +335,10 @@ def gate(problem: Problem, arch: str, compute_units: int | None = None, force: b
         return why
     obj = m["by_name"].get(kernel_name(problem, m["by_name"]))
     if obj is None:
-        return f"kernel {variant_name(problem.dtype, problem.head_dim)} is not in kernels/co/{a}/hopper_manifest.json"
+        return f"kernel {kernel_name(problem, m['by_name'])} is not in kernels/co/{a}/hopper_manifest.json"
+    if problem.has_window and not obj.get("window"):
+        return (f"sliding window {problem.window}: kernel {obj['name']} in kernels/co/{a}/hopper_manifest.json "
+                "was built without windows (HOPPER_WINDOW=0)")
     if obj.get("tma") and (why := tma_refusal(problem, bool(obj.get("epilogue_tma")))):
         return why
     return None if force else preferred(problem)
@@ -299,6 +374,11 @@ def plan(problem: Problem, arch: str, compute_units: int, num_splits: int) -> li
     values = dict.fromkeys(lay.names, 0)
     values.update(batch=p.batch, seqlen_q=p.seqlen_q, seqlen_k=p.seqlen_k, heads_q=p.heads_q, group=p.group_size,
                   m_blocks=m_blocks, causal=int(p.causal), scale_log2=p.softmax_scale * math.log2(math.e))
+    if "window_left" in values:     # hopper_args.h since issue11g
+        values["window_left"], values["window_right"] = window_args(p)
+    if p.softcap > 0:               # the _softcap kernel: tanh(scale * s / softcap), then softmax scaled by softcap
+        values.update(scale_log2=p.softcap * math.log2(math.e),
+                      softcap_log2=2 * math.log2(math.e) * p.softmax_scale / p.softcap)
     for name, strides in (("q", p.q_strides), ("k", p.k_strides), ("v", p.v_strides), ("o", p.o_strides)):
         for axis, s in zip(("batch", "seq", "head"), strides):
             values[f"{name}_{axis}_stride"] = s

@@ -1,14 +1,16 @@
 """The hopper family (sm_90a, wgmma) forced on the mha_fwd numeric sweep, on an H100 / H200.
 
 Every case of ``pyhipattn.tools.sweep.make_cases(150)`` that the hopper kernels can run (head dim 64,
-96, 128 or 256, d == dv, no window, no softcap) is planned by ``hopper.plan`` (the gate with
+96, 128 or 256, d == dv; windows and softcap since issue11g) is planned by ``hopper.plan`` (the gate with
 ``force=True``: dispatch's speed preference dropped) and launched through pyhipattn's own
 runtime, with the sweep's rules: poisoned output, error <= 1.5x torch SDPA's on the same inputs
 (or the absolute tolerance where SDPA cannot express the case), LSE -inf exactly on rows with
 no visible key and close elsewhere.  Targeted cases add GQA / MQA, ragged lengths around the
 128-row and 128-key tiles, sq > sk and sq < sk causal, long sequences (the persistent loop runs
 several tiles per CTA), d96 and d256 with ragged tails, the 176-key kernels of long non-causal d128 problems, strided (packed qkv)
-inputs and a padded output.
+inputs and a padded output; sliding windows with and without causal (left edges inside and on key blocks, whole
+tiles and rows that see no key, sq < sk and sq > sk, the _dyn / _static / _bn176 siblings) and softcap (the _softcap
+kernels of every head dim, with windows too).
 """
 
 from __future__ import annotations
@@ -25,8 +27,7 @@ from pyhipattn.families import hopper  # noqa: E402
 from pyhipattn.prepared import prepare  # noqa: E402
 from pyhipattn.reference import attention_ref, rel_error  # noqa: E402
 
-_SWEEP = [c for c in sweep.make_cases(150)
-          if c["d"] == c["dv"] and c["d"] in hopper.HEAD_DIMS and c["feature"] in ("none", "causal", "causal+lse")]
+_SWEEP = [c for c in sweep.make_cases(150) if c["d"] == c["dv"] and c["d"] in hopper.HEAD_DIMS]
 _TARGETED = []
 for _i, (_b, _sq, _sk, _hq, _hk, _d, _dt, _f) in enumerate([
         (2, 1000, 1000, 8, 2, 128, "bf16", "causal+lse"), (1, 7, 1000, 4, 1, 64, "fp16", "causal+lse"),
@@ -55,6 +56,28 @@ for _i, (_b, _sq, _sk, _hq, _hk, _d, _dt, _f) in enumerate([
         (2, 200, 3000, 4, 2, 64, "bf16", "none"), (1, 2100, 2200, 4, 1, 64, "fp16", "causal+lse")]):
     _TARGETED.append(dict(b=_b, sq=_sq, sk=_sk, hq=_hq, hk=_hk, d=_d, dv=_d, dtype=_dt, feature=_f,
                           window=(-1, -1), seed=700 + _i))
+# windows and softcap (issue11g): (b, sq, sk, hq, hk, d, dtype, feature, window)
+for _i, (_b, _sq, _sk, _hq, _hk, _d, _dt, _f, _w) in enumerate([
+        (2, 1000, 1000, 8, 2, 128, "bf16", "causal+window", (200, 0)),
+        (1, 3000, 3000, 4, 1, 64, "fp16", "causal+window", (128, 0)),          # left edge on a key block boundary
+        (2, 700, 1500, 8, 2, 96, "bf16", "window", (300, 50)),
+        (2, 1500, 700, 8, 8, 256, "fp16", "window", (0, 0)),                   # whole tiles and rows with no key
+        (1, 4097, 4097, 4, 4, 128, "bf16", "window", (1000, 1000)),
+        (1, 300, 8200, 4, 2, 128, "bf16", "window", (4096, 100)),              # the _bn176 kernel
+        (1, 129, 2000, 8, 2, 128, "fp16", "window", (5, -1)),
+        (1, 2000, 129, 8, 2, 64, "bf16", "window", (-1, 3)),
+        (1, 8192, 8192, 4, 1, 64, "bf16", "causal+window", (1024, 0)),
+        (2, 2048, 2048, 16, 2, 96, "bf16", "causal+window", (300, 0)),         # the d96 _dyn sibling
+        (1, 2048, 2048, 8, 2, 128, "bf16", "causal+window", (700, 0)),         # the d128 _static sibling
+        (1, 1024, 8192, 40, 10, 128, "fp16", "causal+window", (2048, 0)),      # L2 sections
+        (2, 1000, 1000, 8, 2, 64, "bf16", "softcap", (-1, -1)),
+        (1, 1000, 3000, 4, 1, 96, "fp16", "causal+softcap", (-1, -1)),
+        (2, 777, 777, 8, 2, 256, "bf16", "window+softcap", (64, 64)),
+        (2, 2048, 2048, 16, 2, 128, "fp16", "causal+window+softcap", (512, 0)),
+        (1, 600, 4000, 8, 8, 64, "fp16", "causal+softcap", (-1, -1)),
+        (2, 300, 77, 8, 2, 256, "fp16", "causal+softcap", (-1, -1))]):
+    _TARGETED.append(dict(b=_b, sq=_sq, sk=_sk, hq=_hq, hk=_hk, d=_d, dv=_d, dtype=_dt, feature=_f,
+                          window=_w, seed=760 + _i))
 CASES = _SWEEP + _TARGETED
 
 

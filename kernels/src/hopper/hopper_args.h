@@ -23,7 +23,7 @@
 //                gridDim.x + atomicAdd on the int32 at tmaps - 4, the int32 at tmaps - 8 counting CTAs that
 //                are done; the last one resets both to 0) or one CTA per tile
 // Causal masks are bottom-right aligned (FlashAttention >= 2.1): query i sees keys
-// j <= i + seqlen_k - seqlen_q.  Rows that see no key get out 0 and lse -inf.
+// j <= i + seqlen_k - seqlen_q (so are sliding windows, below).  Rows that see no key get out 0 and lse -inf.
 struct hopper_fwd_args {
     uint64_t q;             // bf16/fp16 (B, Sq, Hq, D), strides below; 16-byte aligned
     uint64_t k;             // (B, Sk, Hk, D)
@@ -53,6 +53,13 @@ struct hopper_fwd_args {
     uint64_t tmaps;         // kernels with TMA (manifest "tma"): scratch of 128 + 384 * gridDim.x bytes, where
                             // each CTA writes its Q / K / V tensor maps; 0 for the others.  dynamic_causal
                             // kernels also count in the two int32 below it (zero on entry, left zero)
+    // sliding window (kernels built with HOPPER_WINDOW, manifest "window"): query i sees keys j with
+    // i + seqlen_k - seqlen_q - window_left <= j <= i + seqlen_k - seqlen_q + window_right; -1 = that side
+    // unbounded.  causal == 1 needs window_right == 0 (causal then sets the tile order only)
+    int32_t window_left;
+    int32_t window_right;
+    float softcap_log2;     // the _softcap kernels: 2 * log2(e) * softmax_scale / softcap (scores become
+                            // tanh(softmax_scale * s / softcap), scale_log2 is then softcap * log2(e)); else 0
 };
 
 // pyhipattn:end

@@ -185,6 +185,17 @@
 #ifndef HOPPER_WG_SKIP_D64
 #define HOPPER_WG_SKIP_D64 1
 #endif
+// 1: every kernel takes the sliding window of hopper_fwd_args (window_left / window_right): key blocks
+// [n_min, n_max) of a row block, the mask on the blocks at both window edges only (manifest "window")
+#ifndef HOPPER_WINDOW
+#define HOPPER_WINDOW 1
+#endif
+// 1: also build hopper_fwd_<dtype>_d<D>_softcap (D = 64, 96, 128, 256): each head dim's main kernel with
+// scores tanh(softmax_scale * s / softcap) (args.softcap_log2), one ex2 and one rcp more per score; the
+// planner runs them on softcap problems only, so the plain kernels keep their code (manifest "softcap")
+#ifndef HOPPER_SOFTCAP_SIBLINGS
+#define HOPPER_SOFTCAP_SIBLINGS 1
+#endif
 static_assert(128 * (168 - HOPPER_REGS_PRODUCER_2WG) >= 256 * (HOPPER_REGS_CONSUMER_2WG - 168),
               "setmaxnreg: the consumers would wait for registers the producer never gives back");
 
@@ -254,6 +265,14 @@ __device__ __forceinline__ float ex2(float x) {
     float y;
     asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
     return y;
+}
+
+// tanh(y) as 1 - 2 / (1 + 2^x), x = 2 * log2(e) * y (the _softcap kernels; tanh.approx's 2^-11 relative
+// error would move fp16 results past their tolerance); +-inf scores give +-1
+[[maybe_unused]] __device__ __forceinline__ float tanh_of_log2(float x) {
+    float r;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(1.f + ex2(x)));
+    return fmaf(-2.f, r, 1.f);
 }
 
 // ---- TMA (cp.async.bulk.tensor).  The tensor maps are made here, in the kernel, from zeros
@@ -396,8 +415,9 @@ template <int D, int ROWS>
 
 // DYN_SIBLING: a _dyn sibling (the dynamic causal schedule where the family's kernel has none); STATIC_SIBLING: a
 // _static sibling (the static schedule, and at d128 the 24 / 240 split, where the family's kernel is dynamic)
+// SOFTCAP: a _softcap sibling (scores through tanh_of_log2 before the mask and the softmax)
     template <class E, int D, int BN, int STAGES, int NWG, int QS, bool TMA, bool DYN_SIBLING = false,
-              bool STATIC_SIBLING = false>
+              bool STATIC_SIBLING = false, bool SOFTCAP = false>
 __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     static_assert(QS == 1 || QS == 2, "one or two Q buffers");
     static_assert(NWG == 2 || NWG == 3, "two or three consumer warpgroups");
@@ -417,7 +437,9 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     // (the d128 kernels, and the _dyn siblings of the d96 ones: HOPPER_DYN_D96)
     constexpr bool DYN = TMA && HOPPER_DYN_CAUSAL && BN != 176 && !STATIC_SIBLING &&
                          (D == 128 || DYN_SIBLING || (D == 64 && HOPPER_DYN_D64));
-    constexpr int REGS_P2 = DYN ? 32 : HOPPER_REGS_PRODUCER_2WG, REGS_C2 = DYN ? 232 : HOPPER_REGS_CONSUMER_2WG;
+    // (HOPPER_WINDOW: 40 / 232, the producer's K / V loop keeps the window's first block live; 128 * 40 + 256 * 232
+    // registers still fit)
+    constexpr int REGS_P2 = DYN ? (HOPPER_WINDOW ? 40 : 32) : HOPPER_REGS_PRODUCER_2WG, REGS_C2 = DYN ? 232 : HOPPER_REGS_CONSUMER_2WG;
     static_assert(128 * (168 - REGS_P2) >= 256 * (REGS_C2 - 168), "setmaxnreg: unbalanced split");
     constexpr int KV_BYTES = BN * DS * 2;
     // EPI: O staged through a buffer of its own (BM rows, swizzled like the Q tile) for coalesced stores;
@@ -461,6 +483,15 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     const int warpgroup = threadIdx.x / 128;
     const int tid = threadIdx.x % 128;
     const int sq = a.seqlen_q, sk = a.seqlen_k;
+    // the window's sides (-1: unbounded); causal problems come with window_right 0 (hopper_args.h)
+#if HOPPER_WINDOW
+    // read from the kernel parameters at each use (constant bank operands), not held in registers for the
+    // whole kernel: the d64 consumers (160 registers, HOPPER_WG_SKIP_D64) spilled 8 bytes with them held
+#define win_left (a.window_left)
+#define win_right (a.window_right)
+#else
+    const int win_left = -1, win_right = a.causal ? 0 : -1;
+#endif
     const int per_m = a.heads_q * a.batch;
     const int num_tiles = a.m_blocks * per_m;
 
@@ -523,15 +554,27 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         const int G = gridDim.x, i = blockIdx.x;
         return r * G + ((a.causal && (r & 1)) ? G - 1 - i : i);
     };
-    // key blocks [0, n_max) of a row block; blocks >= n_unmasked need the causal / tail mask
+    // key blocks [.., n_max) of a row block; blocks >= n_unmasked need the causal / window / tail mask
     auto key_blocks = [&](int m0, int& n_max, int& n_unmasked) {
         n_max = ceil_div(sk, BN);
         n_unmasked = sk / BN;
-        if (a.causal) {
-            const int lim = min(m0 + BM, sq) + sk - sq;       // keys < lim are visible to some row
+        if (win_right >= 0) {
+            const int lim = min(m0 + BM, sq) + sk - sq + win_right;   // keys < lim are visible to some row
             n_max = min(n_max, lim <= 0 ? 0 : ceil_div(lim, BN));
-            const int first = m0 + sk - sq + 1;               // keys < first are visible to every row
+            const int first = m0 + sk - sq + 1 + win_right;           // keys < first are visible to every row
             n_unmasked = min(n_unmasked, first <= 0 ? 0 : first / BN);
+        }
+    };
+    // the window's left edge: key blocks [n_min, ..) of a row block (those below, no row sees); blocks < n_lo
+    // need the mask.  No left edge: 0, 0.  A row block sees no key when n_max <= n_min.
+    auto key_blocks_lo = [&](int m0, int& n_min, int& n_lo) {
+        n_min = 0;
+        n_lo = 0;
+        if (win_left >= 0) {
+            const int lo_first = m0 + sk - sq - win_left;                  // the first row's first key
+            const int lo_last = min(m0 + BM, sq) - 1 + sk - sq - win_left;  // the last row's
+            n_min = lo_first <= 0 ? 0 : lo_first / BN;
+            n_lo = lo_last <= 0 ? 0 : ceil_div(lo_last, BN);
         }
     };
 
@@ -619,10 +662,11 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             } else if (t >= num_tiles) {
                 break;
             }
-            int m_block, h, b, n_max, n_unmasked;
+            int m_block, h, b, n_max, n_unmasked, n_min, n_lo;
             decode(t, m_block, h, b);
             key_blocks(m_block * BM, n_max, n_unmasked);
-            if (n_max <= 0) {
+            key_blocks_lo(m_block * BM, n_min, n_lo);
+            if (n_max <= n_min) {
                 if (dyn) {   // nothing to load: release the slot's consumers at once
                     mbar_arrive(q_full(qs));
                     if (++qs == QS) { qs = 0; q_phase ^= 1; }
@@ -635,7 +679,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             load(QRows{}, sQ + qs * Q_BYTES, q_full(qs), map_q, a.q, a.q_batch_stride, a.q_head_stride, a.q_seq_stride,
                  m_block * BM, sq, h, b);
             if (++qs == QS) { qs = 0; q_phase ^= 1; }
-            for (int n = n_max - 1; n >= 0; --n) {
+            for (int n = n_max - 1; n >= n_min; --n) {
                 mbar_wait(k_empty(stage), phase ^ 1);
                 load(KVRows{}, sK + stage * KV_BYTES, k_full(stage), map_k, a.k, a.k_batch_stride, a.k_head_stride,
                      a.k_seq_stride, n * BN, sk, hk, b);
@@ -689,11 +733,12 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 t = tile_of(r_next++);
                 if (t >= num_tiles) return -1;
             }
-            int m_block, h, b, n_max, n_unmasked;
+            int m_block, h, b, n_max, n_unmasked, n_min, n_lo;
             decode(t, m_block, h, b);
             const int m0 = m_block * BM;
             key_blocks(m0, n_max, n_unmasked);
-            if (n_max > 0) return t;
+            key_blocks_lo(m0, n_min, n_lo);
+            if (n_max > n_min) return t;
             if (dyn) {   // hand the slot back
                 if (lane == 0) mbar_arrive(q_empty(qs));
                 if (++qs == QS) { qs = 0; q_phase ^= 1; }
@@ -756,13 +801,55 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         }
         wgmma_commit();
     };
+    // the _softcap kernels: s = tanh(softmax_scale * s / softcap) (the softmax then scales by softcap * log2(e))
+    [[maybe_unused]] auto softcap_scores = [&]() {
+        const float c = a.softcap_log2;
+#pragma unroll
+        for (int i = 0; i < BN / 2; ++i) s[i] = tanh_of_log2(s[i] * c);
+    };
+    // the window's left edge on key block n: keys left of row0's / row1's window out (a pass of its own, after
+    // the right edge's: fewer registers live at once)
+    auto window_mask_lo = [&](int n) {
+        const int lo0 = row0 + sk - sq - win_left - (n * BN + 2 * (lane % 4));   // columns c < lo0 of s are out
+        const int lo1 = lo0 + 8;
+#pragma unroll
+        for (int i = 0; i < BN / 8; ++i) {
+#pragma unroll
+            for (int e = 0; e < 2; ++e) {
+                if (8 * i + e < lo0) s[4 * i + e] = NEG_INF;
+                if (8 * i + e < lo1) s[4 * i + 2 + e] = NEG_INF;
+            }
+        }
+    };
+    // Whether key block n needs the mask on this warp's 16 rows (warp-uniform): the causal / window edges and
+    // the ragged tail; and the tile's first key block (key_blocks_lo's n_min).  Both recompute from an opaque
+    // copy of row0 on each call rather than keep the tile's bounds live through the loop (the d64 consumers'
+    // 160 registers have none to spare).
+    auto needs_mask = [&](int n) {
+        int r = row0;
+        asm volatile("" : "+r"(r));
+        const int w0 = r - lane / 4 + sk - sq;                 // the warp's first row, in key coordinates
+        const int c_lo = n * BN, c_hi = c_lo + BN - 1;
+        bool m = c_hi >= sk;
+        if (win_right >= 0) m |= c_hi > w0 + win_right;
+        if (win_left >= 0) m |= c_lo < w0 + 15 - win_left;
+        return m;
+    };
+    auto first_block = [&]() {
+        if (win_left < 0) return 0;
+        int r = row0;
+        asm volatile("" : "+r"(r));
+        const int lo_first = r / BM * BM + sk - sq - win_left;  // the tile's first row's first key
+        return lo_first <= 0 ? 0 : lo_first / BN;
+    };
     // online softmax of s (raw scores) for key block n; the rescale factors of O
     auto softmax = [&](int n, bool masked, float& alpha0, float& alpha1) {
+        if constexpr (SOFTCAP) softcap_scores();
         if (masked) {
             int lim0 = sk, lim1 = sk;
-            if (a.causal) {
-                lim0 = min(sk, row0 + sk - sq + 1);
-                lim1 = min(sk, row1 + sk - sq + 1);
+            if (win_right >= 0) {
+                lim0 = min(sk, row0 + sk - sq + 1 + win_right);
+                lim1 = min(sk, row1 + sk - sq + 1 + win_right);
             }
             const int c0 = n * BN + 2 * (lane % 4);
 #pragma unroll
@@ -774,6 +861,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                     if (col >= lim1) s[4 * i + 2 + e] = NEG_INF;
                 }
             }
+            if (win_left >= 0) window_mask_lo(n);
         }
         float b0 = mx0, b1 = mx1;
 #pragma unroll
@@ -824,20 +912,25 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     // above (or this block), and each of them arrived for the block STAGES >= 3 above before taking that turn.
     // Some warpgroup (the one with the tile's last row) computes every block, so no slot's round is all early.
     // (not the _static siblings: causal d64 from 16384 keys, long tiles; there it measured 0.94-0.99x, two runs)
-    constexpr bool WG_SKIP = HOPPER_WG_SKIP_D64 && D == 64 && TMA && !STATIC_SIBLING;
+    // (nor the _softcap siblings: with the softcap pass its code spilled 88 bytes at 160 registers)
+    constexpr bool WG_SKIP = HOPPER_WG_SKIP_D64 && D == 64 && TMA && !STATIC_SIBLING && !SOFTCAP;
     static_assert(!WG_SKIP || STAGES >= 3, "HOPPER_WG_SKIP_D64's early arrivals need 3 or more stages");
     // the key blocks this warpgroup computes in row block m_block (n_all: the tile's)
     auto wg_blocks = [&](int m_block, int n_all) {
         const int r0 = m_block * BM + wg * WG_ROWS;                  // this warpgroup's first row
         const int lim = min(r0 + WG_ROWS, sq) + sk - sq;             // keys < lim are visible to some row of it
-        return r0 >= sq ? 1 : a.causal ? min(n_all, max(1, ceil_div(lim, BN))) : n_all;
+        return r0 >= sq ? 1 : win_right >= 0 ? min(n_all, max(1, ceil_div(lim + win_right, BN))) : n_all;
     };
     int nw = 0;
     auto wg_skip_turns = [&]() {
         int m_block, h, b, n_all, n_unm;
         decode(t, m_block, h, b);
         key_blocks(m_block * BM, n_all, n_unm);
-        nw = wg_blocks(m_block, n_all);
+        // never below the tile's first block (a sliding window's n_min): every warpgroup takes the same turns
+        // never below the tile's first block (a sliding window's n_min): every warpgroup takes the same turns
+        int n_min, n_lo;
+        key_blocks_lo(m_block * BM, n_min, n_lo);
+        nw = max(wg_blocks(m_block, n_all), n_min + 1);
         for (int i = n_all - nw; i > 0; --i) {
             sched_sync();
             sched_arrive();
@@ -847,13 +940,6 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             }
             if (++kst == STAGES) { kst = 0; kph ^= 1; }
         }
-    };
-    // whether key block n needs the causal / tail mask: the tile's n_unmasked, or (WG_SKIP) from this thread's own
-    // rows (row0 < row1), which keeps n_unmasked out of the key-block loop's registers (the consumers are at their
-    // 160: with n_unmasked live, WG_SKIP's code spilled 12 bytes, around the ping-pong barrier inside the loop)
-    auto block_masked = [&](int n, int n_unmasked) {
-        if constexpr (WG_SKIP) return (n + 1) * BN > (a.causal ? min(sk, row0 + sk - sq + 1) : sk);
-        else return n >= n_unmasked;
     };
     // the first QK^T of the current tile (Q slot qs, K stage kst), in this warpgroup's turn
     auto first_qk = [&]() {
@@ -899,14 +985,14 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         if (lane == 0) mbar_arrive(k_empty(kst));
         {
             float a0, a1;
-            softmax(n, block_masked(n, n_unmasked), a0, a1);
+            softmax(n, needs_mask(n), a0, a1);
         }
         convert_p();
         int vst = kst;
         uint32_t vph = kph;
         if (++kst == STAGES) { kst = 0; kph ^= 1; }
 
-        for (n = n_max - 2; n >= 0; --n) {
+        for (n = n_max - 2; n >= first_block(); --n) {
             mbar_wait(k_full(kst), kph);
             mbar_wait(v_full(vst), vph);
             if constexpr (!TMA) fence_proxy_async();
@@ -919,7 +1005,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             reg_fence(s);
             if (lane == 0) mbar_arrive(k_empty(kst));
             float a0, a1;
-            softmax(n, block_masked(n, n_unmasked), a0, a1);
+            softmax(n, needs_mask(n), a0, a1);
             wgmma_wait<0>();
             reg_fence(o);
             if (lane == 0) mbar_arrive(v_empty(vst));
@@ -1050,6 +1136,10 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     }
 }
 
+#if HOPPER_WINDOW
+#undef win_left
+#undef win_right
+#endif
 }  // namespace
 
 #define HOPPER_KERNEL_X(NAME, E, D, BN, S, NWG, QS, TMA, DYN_SIB, STATIC_SIB)                        \
@@ -1088,3 +1178,22 @@ HOPPER_KERNEL_X(hopper_fwd_fp16_d96_dyn, Fp16, 96, 128, 2, 2, 2, true, true, fal
 // d256: 128 query rows x HOPPER_BN_D256 keys, one Q buffer (64 KiB), 2 stages, TMA; O is 128 registers per thread
 HOPPER_KERNEL(hopper_fwd_bf16_d256, Bf16, 256, HOPPER_BN_D256, 2, 2, 1, true)
 HOPPER_KERNEL(hopper_fwd_fp16_d256, Fp16, 256, HOPPER_BN_D256, 2, 2, 1, true)
+#if HOPPER_SOFTCAP_SIBLINGS
+// the _softcap siblings: each head dim's main kernel (the planner's default pick) with the softcap scores
+#define HOPPER_KERNEL_SOFTCAP(NAME, E, D, BN, S, NWG, QS, TMA)                                          \
+    extern "C" __global__ void __launch_bounds__((NWG + 1) * 128, 1) NAME(const __grid_constant__ hopper_fwd_args a) { \
+        fwd_body<E, D, BN, S, NWG, QS, TMA, false, false, true>(a);                                  \
+    }
+HOPPER_KERNEL_SOFTCAP(hopper_fwd_bf16_d128_softcap, Bf16, 128, HOPPER_BN_D128, HOPPER_STAGES_D128, 2, HOPPER_Q_STAGES_D128,
+                      HOPPER_TMA_D128)
+HOPPER_KERNEL_SOFTCAP(hopper_fwd_fp16_d128_softcap, Fp16, 128, HOPPER_BN_D128, HOPPER_STAGES_D128, 2, HOPPER_Q_STAGES_D128,
+                      HOPPER_TMA_D128)
+HOPPER_KERNEL_SOFTCAP(hopper_fwd_bf16_d64_softcap, Bf16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_D64, HOPPER_Q_STAGES,
+                      HOPPER_TMA_D64)
+HOPPER_KERNEL_SOFTCAP(hopper_fwd_fp16_d64_softcap, Fp16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_D64, HOPPER_Q_STAGES,
+                      HOPPER_TMA_D64)
+HOPPER_KERNEL_SOFTCAP(hopper_fwd_bf16_d96_softcap, Bf16, 96, 128, 2, 2, 2, true)
+HOPPER_KERNEL_SOFTCAP(hopper_fwd_fp16_d96_softcap, Fp16, 96, 128, 2, 2, 2, true)
+HOPPER_KERNEL_SOFTCAP(hopper_fwd_bf16_d256_softcap, Bf16, 256, HOPPER_BN_D256, 2, 2, 1, true)
+HOPPER_KERNEL_SOFTCAP(hopper_fwd_fp16_d256_softcap, Fp16, 256, HOPPER_BN_D256, 2, 2, 1, true)
+#endif

@@ -21,8 +21,11 @@ the d128 kernels with that buffer store it with TMA, through a fourth tensor map
 (hopper_fwd.cu's HOPPER_RESCALE_IN_TURN_D128 / HOPPER_RESCALE_VOTE_D128, defaults 0 / 1; recorded as
 ``rescale_in_turn`` / ``rescale_vote`` on the d128 kernels where they differ from those defaults), ``desc_add_d128``
 (HOPPER_DESC_ADD_D128, default 0; recorded as ``desc_add`` on the d128 kernels when 1), ``wg_skip_d64`` (0 / 1:
-each consumer warpgroup of the d64 TMA kernels, not the ``_static`` siblings, computes only the key blocks its own rows
-see, HOPPER_WG_SKIP_D64; recorded as ``wg_skip``).  ``hopper_fwd_<dtype>_d96_dyn`` kernels (HOPPER_DYN_D96) are
+each consumer warpgroup of the d64 TMA kernels, not the ``_static`` / ``_softcap`` siblings, computes only the key blocks its own rows
+see, HOPPER_WG_SKIP_D64; recorded as ``wg_skip``), ``window`` (0 / 1:
+the kernels take hopper_fwd_args' sliding window, HOPPER_WINDOW; recorded as ``window`` on every kernel).
+``hopper_fwd_<dtype>_d<D>_softcap`` kernels (HOPPER_SOFTCAP_SIBLINGS) are each head dim's main kernel with softcap
+scores (recorded as ``softcap``; every other fact as the main kernel's).  ``hopper_fwd_<dtype>_d96_dyn`` kernels (HOPPER_DYN_D96) are
 the d96 tile with the dynamic causal schedule; their name says so.  ``hopper_fwd_<dtype>_d{64,128}_static``
 kernels (HOPPER_STATIC_SIBLINGS) are the tile of a dynamic kernel on the static schedule (TMA, no
 ``dynamic_causal``).
@@ -59,7 +62,7 @@ from pyhipattn.codeobj.limits import resource_report  # noqa: E402
 from pyhipattn.kernargs import check_layout, layout_from_header  # noqa: E402
 
 HEADER = "kernels/src/hopper/hopper_args.h"
-FWD = re.compile(r"hopper_fwd_(bf16|fp16)_d(\d+)(_bn176|_dyn|_static)?$")
+FWD = re.compile(r"hopper_fwd_(bf16|fp16)_d(\d+)(_bn176|_dyn|_static)?(_softcap)?$")
 #: the ``_bn176`` kernels (HOPPER_BN176_D128): key block 176, one Q buffer, TMA, whatever the options
 BN176 = {"block_n": 176, "q_stages": 1, "tma": True}
 
@@ -84,7 +87,8 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
     unknown = set(kv) - {"tma_d64", "tma_d128", "bn_d128", "q_stages_d128", "regs_2wg", "bn_d256", "d96_compute",
                          "dyn_causal", "dyn_d64", "l2_section_kb", "l2_section_mode",
                          "epi_smem_d128", "epi_smem_d64", "epi_v4_d128",
-                         "epi_tma_d128", "rescale_in_turn_d128", "rescale_vote_d128", "desc_add_d128", "wg_skip_d64"}
+                         "epi_tma_d128", "rescale_in_turn_d128", "rescale_vote_d128", "desc_add_d128", "wg_skip_d64",
+                         "window"}
     if unknown:
         raise SystemExit(f"make_manifest: unknown option(s) {sorted(unknown)}")
     qs = {64: int(q_stages), 96: 2, 128: int(kv.get("q_stages_d128", q_stages)), 256: 1}
@@ -119,7 +123,8 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
     for name in sorted(co.kernels):
         m = FWD.match(name)
         if not m:
-            raise SystemExit(f"make_manifest: kernel {name} does not follow hopper_fwd_<dtype>_d<D>[_bn176|_dyn|_static]")
+            raise SystemExit(f"make_manifest: kernel {name} does not follow "
+                             "hopper_fwd_<dtype>_d<D>[_bn176|_dyn|_static][_softcap]")
         k = co.kernels[name]
         d = int(m[2])
         bm, bn, q_bufs, uses_tma = 64 * nwg[d], block_n[d], qs[d], tma[d]
@@ -142,7 +147,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
         if ops is not None and not any(op.upper().startswith("HGMMA") for op in ops.get(name, {})):
             problems.append(f"{name}: no HGMMA in its SASS")
         objects.append({
-            "name": f"fwd_{m[1]}_d{d}{m[3] or ''}", "file": fname, "kernel": name, "role": "fwd", "struct": "hopper_fwd_args",
+            "name": f"fwd_{m[1]}_d{d}{m[3] or ''}{m[4] or ''}", "file": fname, "kernel": name, "role": "fwd", "struct": "hopper_fwd_args",
             "dtype": m[1], "head_dim": d, "block_m": bm, "block_n": bn, "stages": stages[d], "q_stages": q_bufs,
             "threads": 128 * (nwg[d] + 1), "shared": shared, "registers": k.registers,
         })
@@ -173,10 +178,14 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
             objects[-1]["epilogue_smem_per_warp"] = True
         if epi and (d == 64 or kv.get("epi_v4_d128", "0") == "1"):
             objects[-1]["epilogue_v4"] = True
-        if d == 64 and uses_tma and m[3] != "_static" and kv.get("wg_skip_d64", "0") == "1":   # hopper_fwd.cu's WG_SKIP
+        if d == 64 and uses_tma and m[3] != "_static" and not m[4] and kv.get("wg_skip_d64", "0") == "1":   # hopper_fwd.cu's WG_SKIP
             objects[-1]["wg_skip"] = True
+        if kv.get("window", "0") == "1":
+            objects[-1]["window"] = True
+        if m[4]:
+            objects[-1]["softcap"] = True
         if nwg[d] == 2 and (dyn or regs != "40/232"):
-            objects[-1]["setmaxnreg"] = "32/232" if dyn else regs
+            objects[-1]["setmaxnreg"] = ("40/232" if kv.get("window", "0") == "1" else "32/232") if dyn else regs
     if problems:
         raise SystemExit("make_manifest: " + "; ".join(problems))
     manifest = {"family": "hopper", "arch": arch, "header": HEADER, "source": "kernels/src/hopper/hopper_fwd.cu",
