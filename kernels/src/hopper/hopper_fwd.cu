@@ -554,28 +554,25 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         const int G = gridDim.x, i = blockIdx.x;
         return r * G + ((a.causal && (r & 1)) ? G - 1 - i : i);
     };
-    // key blocks [.., n_max) of a row block; blocks >= n_unmasked need the causal / window / tail mask
-    auto key_blocks = [&](int m0, int& n_max, int& n_unmasked) {
-        n_max = ceil_div(sk, BN);
-        n_unmasked = sk / BN;
+    // key blocks [.., n_max) of the row block from m0 (those above, no row sees; which blocks need the mask:
+    // needs_mask in the consumers)
+    auto key_blocks = [&](int m0) {
+        int n_max = ceil_div(sk, BN);
         if (win_right >= 0) {
             const int lim = min(m0 + BM, sq) + sk - sq + win_right;   // keys < lim are visible to some row
             n_max = min(n_max, lim <= 0 ? 0 : ceil_div(lim, BN));
-            const int first = m0 + sk - sq + 1 + win_right;           // keys < first are visible to every row
-            n_unmasked = min(n_unmasked, first <= 0 ? 0 : first / BN);
         }
+        return n_max;
     };
-    // the window's left edge: key blocks [n_min, ..) of a row block (those below, no row sees); blocks < n_lo
-    // need the mask.  No left edge: 0, 0.  A row block sees no key when n_max <= n_min.
-    auto key_blocks_lo = [&](int m0, int& n_min, int& n_lo) {
-        n_min = 0;
-        n_lo = 0;
+    // the window's left edge: key blocks [n_min, ..) of the row block from m0 (those below, no row sees); no left
+    // edge: 0.  A row block sees no key when n_max <= n_min.
+    auto key_blocks_lo = [&](int m0) {
+        int n_min = 0;
         if (win_left >= 0) {
-            const int lo_first = m0 + sk - sq - win_left;                  // the first row's first key
-            const int lo_last = min(m0 + BM, sq) - 1 + sk - sq - win_left;  // the last row's
+            const int lo_first = m0 + sk - sq - win_left;              // the first row's first key
             n_min = lo_first <= 0 ? 0 : lo_first / BN;
-            n_lo = lo_last <= 0 ? 0 : ceil_div(lo_last, BN);
         }
+        return n_min;
     };
 
     if (threadIdx.x == 0) {
@@ -662,10 +659,9 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             } else if (t >= num_tiles) {
                 break;
             }
-            int m_block, h, b, n_max, n_unmasked, n_min, n_lo;
+            int m_block, h, b;
             decode(t, m_block, h, b);
-            key_blocks(m_block * BM, n_max, n_unmasked);
-            key_blocks_lo(m_block * BM, n_min, n_lo);
+            const int n_max = key_blocks(m_block * BM), n_min = key_blocks_lo(m_block * BM);
             if (n_max <= n_min) {
                 if (dyn) {   // nothing to load: release the slot's consumers at once
                     mbar_arrive(q_full(qs));
@@ -733,12 +729,10 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 t = tile_of(r_next++);
                 if (t >= num_tiles) return -1;
             }
-            int m_block, h, b, n_max, n_unmasked, n_min, n_lo;
+            int m_block, h, b;
             decode(t, m_block, h, b);
             const int m0 = m_block * BM;
-            key_blocks(m0, n_max, n_unmasked);
-            key_blocks_lo(m0, n_min, n_lo);
-            if (n_max > n_min) return t;
+            if (key_blocks(m0) > key_blocks_lo(m0)) return t;
             if (dyn) {   // hand the slot back
                 if (lane == 0) mbar_arrive(q_empty(qs));
                 if (++qs == QS) { qs = 0; q_phase ^= 1; }
@@ -835,6 +829,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         if (win_left >= 0) m |= c_lo < w0 + 15 - win_left;
         return m;
     };
+    // (first_block: key_blocks_lo of the tile's first row, spelled out on the opaque row0)
     auto first_block = [&]() {
         if (win_left < 0) return 0;
         int r = row0;
@@ -923,13 +918,11 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     };
     int nw = 0;
     auto wg_skip_turns = [&]() {
-        int m_block, h, b, n_all, n_unm;
+        int m_block, h, b;
         decode(t, m_block, h, b);
-        key_blocks(m_block * BM, n_all, n_unm);
+        const int n_all = key_blocks(m_block * BM);
         // never below the tile's first block (a sliding window's n_min): every warpgroup takes the same turns
-        // never below the tile's first block (a sliding window's n_min): every warpgroup takes the same turns
-        int n_min, n_lo;
-        key_blocks_lo(m_block * BM, n_min, n_lo);
+        const int n_min = key_blocks_lo(m_block * BM);
         nw = max(wg_blocks(m_block, n_all), n_min + 1);
         for (int i = n_all - nw; i > 0; --i) {
             sched_sync();
@@ -966,11 +959,11 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
 
     first_qk();
     for (;;) {
-        int n_max, n_unmasked;
+        int n_max;
         {
             int m_block, h, b;
             decode(t, m_block, h, b);
-            key_blocks(m_block * BM, n_max, n_unmasked);
+            n_max = key_blocks(m_block * BM);
             row0 = m_block * BM + wg * WG_ROWS + row_local;
             row1 = row0 + 8;
             if constexpr (WG_SKIP) n_max = nw;   // this warpgroup's blocks (wg_skip_turns)
@@ -1142,10 +1135,12 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
 #endif
 }  // namespace
 
-#define HOPPER_KERNEL_X(NAME, E, D, BN, S, NWG, QS, TMA, DYN_SIB, STATIC_SIB)                        \
+#define HOPPER_KERNEL_XS(NAME, E, D, BN, S, NWG, QS, TMA, DYN_SIB, STATIC_SIB, SOFTCAP)              \
     extern "C" __global__ void __launch_bounds__((NWG + 1) * 128, 1) NAME(const __grid_constant__ hopper_fwd_args a) { \
-        fwd_body<E, D, BN, S, NWG, QS, TMA, DYN_SIB, STATIC_SIB>(a);                                 \
+        fwd_body<E, D, BN, S, NWG, QS, TMA, DYN_SIB, STATIC_SIB, SOFTCAP>(a);                        \
     }
+#define HOPPER_KERNEL_X(NAME, E, D, BN, S, NWG, QS, TMA, DYN_SIB, STATIC_SIB) \
+    HOPPER_KERNEL_XS(NAME, E, D, BN, S, NWG, QS, TMA, DYN_SIB, STATIC_SIB, false)
 #define HOPPER_KERNEL(NAME, E, D, BN, S, NWG, QS, TMA) HOPPER_KERNEL_X(NAME, E, D, BN, S, NWG, QS, TMA, false, false)
 
 HOPPER_KERNEL(hopper_fwd_bf16_d128, Bf16, 128, HOPPER_BN_D128, HOPPER_STAGES_D128, 2, HOPPER_Q_STAGES_D128, HOPPER_TMA_D128)
@@ -1180,10 +1175,8 @@ HOPPER_KERNEL(hopper_fwd_bf16_d256, Bf16, 256, HOPPER_BN_D256, 2, 2, 1, true)
 HOPPER_KERNEL(hopper_fwd_fp16_d256, Fp16, 256, HOPPER_BN_D256, 2, 2, 1, true)
 #if HOPPER_SOFTCAP_SIBLINGS
 // the _softcap siblings: each head dim's main kernel (the planner's default pick) with the softcap scores
-#define HOPPER_KERNEL_SOFTCAP(NAME, E, D, BN, S, NWG, QS, TMA)                                          \
-    extern "C" __global__ void __launch_bounds__((NWG + 1) * 128, 1) NAME(const __grid_constant__ hopper_fwd_args a) { \
-        fwd_body<E, D, BN, S, NWG, QS, TMA, false, false, true>(a);                                  \
-    }
+#define HOPPER_KERNEL_SOFTCAP(NAME, E, D, BN, S, NWG, QS, TMA) \
+    HOPPER_KERNEL_XS(NAME, E, D, BN, S, NWG, QS, TMA, false, false, true)
 HOPPER_KERNEL_SOFTCAP(hopper_fwd_bf16_d128_softcap, Bf16, 128, HOPPER_BN_D128, HOPPER_STAGES_D128, 2, HOPPER_Q_STAGES_D128,
                       HOPPER_TMA_D128)
 HOPPER_KERNEL_SOFTCAP(hopper_fwd_fp16_d128_softcap, Fp16, 128, HOPPER_BN_D128, HOPPER_STAGES_D128, 2, HOPPER_Q_STAGES_D128,
