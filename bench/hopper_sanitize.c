@@ -5,13 +5,15 @@
  *   /tmp/hopper_sanitize kernels/co/sm_90a/hopper_fwd.cubin <shared d64> <shared d128> [<block_m d64> <threads d64> [<shared d128_bn176>]]
  *   /tmp/hopper_sanitize kernels/co/sm_90a/hopper_fwd.cubin KERNEL:SHARED:BLOCK_M:THREADS:D ...
  *   compute-sanitizer --tool memcheck|racecheck|synccheck /tmp/hopper_sanitize ...
+ *   /tmp/hopper_sanitize --convert < float32s   (the bf16 / fp16 conversions alone, for the CPU test)
  *
  * The shared-memory sizes are the manifest's ("shared" of fwd_bf16_d64 / fwd_bf16_d128), and so are
  * the d64 kernel's block_m / threads (default 128 / 384; the d128 kernel's are 128 / 384), and, when the
  * cubin has them, the 176-key d128 kernel's shared memory (its cases run when it is given).  Cases
- * (bf16): causal and not, GQA / MQA, ragged tails, sq > sk causal (rows with no key), a small
+ * (bf16 or fp16, below): causal and not, GQA / MQA, ragged tails, sq > sk causal (rows with no key), a small
  * persistent grid (3 CTAs for many tiles).  The second form names each kernel with its manifest's shared
- * memory, block_m, threads and head dim (any kernel, e.g. hopper_fwd_bf16_d96 / _d256; bf16 ones only).
+ * memory, block_m, threads and head dim (any kernel, e.g. hopper_fwd_bf16_d96 / _d256; a kernel whose name has _fp16_
+ * gets fp16 inputs, out and reference, every other one bf16).
  * Sliding windows (issue11g): every kernel also runs three window cases (causal with a left edge on a persistent
  * grid, (left, right) with sq < sk, (0, 0) with sq > sk: rows and tiles that see no key); a kernel whose name ends
  * in _softcap runs every case with softcap 5 (its args' softcap_log2, the reference's softcap * tanh(s / softcap)).  Exit 0 when every case is within 1e-2 relative
@@ -73,6 +75,32 @@ static float from_bf16(uint16_t h) {
     memcpy(&f, &u, 4);
     return f;
 }
+/* IEEE binary16, round to nearest even (the harness's inputs are finite and far from the subnormal range) */
+static uint16_t to_fp16(float f) {
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    const uint32_t sign = (u >> 16) & 0x8000u, mag = u & 0x7fffffffu;
+    if (mag >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);                  /* rounds past 65504: inf */
+    if (mag < 0x38800000u) {                                                    /* below 2^-14: subnormal or 0 */
+        float a = fabsf(f) * 16777216.0f;                                       /* units of 2^-24 */
+        return (uint16_t)(sign | (uint32_t)nearbyintf(a));
+    }
+    uint32_t h = ((mag >> 13) - (112u << 10));                                  /* rebias 127 -> 15 */
+    const uint32_t rest = mag & 0x1fffu;
+    h += rest > 0x1000u || (rest == 0x1000u && (h & 1));
+    return (uint16_t)(sign | h);
+}
+static float from_fp16(uint16_t h) {
+    const uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1f, m = h & 0x3ffu;
+    if (e == 0) { float f = ldexpf((float)m, -24); return sign ? -f : f; }
+    uint32_t u = sign | (e == 31 ? 0x7f800000u | (m << 13) : ((e + 112u) << 23) | (m << 13));
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+static int g_fp16;   /* 1: the kernel's inputs and out are fp16 (its name has _fp16_), else bf16 */
+static uint16_t to_elem(float f) { return g_fp16 ? to_fp16(f) : to_bf16(f); }
+static float from_elem(uint16_t h) { return g_fp16 ? from_fp16(h) : from_bf16(h); }
 static float randn(uint64_t* s) {
     double u1, u2;
     *s = *s * 6364136223846793005ull + 1442695040888963407ull; u1 = ((*s >> 11) + 1.0) / 9007199254740994.0;
@@ -101,9 +129,9 @@ static int run_case_w(CUfunction fn, int shared, int b, int sq, int sk, int hq, 
     uint16_t *q = malloc(nq * 2), *k = malloc(nk * 2), *v = malloc(nk * 2), *o = malloc(nq * 2);
     float* lse = malloc((size_t)b * hq * sq * 4);
     uint64_t seed = 1234 + sq * 7 + sk * 13 + d;
-    for (size_t i = 0; i < nq; ++i) q[i] = to_bf16(randn(&seed));
-    for (size_t i = 0; i < nk; ++i) k[i] = to_bf16(randn(&seed));
-    for (size_t i = 0; i < nk; ++i) v[i] = to_bf16(randn(&seed));
+    for (size_t i = 0; i < nq; ++i) q[i] = to_elem(randn(&seed));
+    for (size_t i = 0; i < nk; ++i) k[i] = to_elem(randn(&seed));
+    for (size_t i = 0; i < nk; ++i) v[i] = to_elem(randn(&seed));
     CUdeviceptr dq, dk, dv, dout, dl;
     CK(cuMemAlloc(&dq, nq * 2)); CK(cuMemAlloc(&dk, nk * 2)); CK(cuMemAlloc(&dv, nk * 2));
     CK(cuMemAlloc(&dout, nq * 2)); CK(cuMemAlloc(&dl, (size_t)b * hq * sq * 4));
@@ -157,7 +185,7 @@ static int run_case_w(CUfunction fn, int shared, int b, int sq, int sk, int hq, 
                     if (wl >= 0 && j < i + sk - sq - wl) continue;
                     const uint16_t* kj = k + (((size_t)bi * sk + j) * hk + h / (hq / hk)) * d;
                     double s = 0;
-                    for (int c = 0; c < d; ++c) s += (double)from_bf16(qi[c]) * from_bf16(kj[c]);
+                    for (int c = 0; c < d; ++c) s += (double)from_elem(qi[c]) * from_elem(kj[c]);
                     p[j] = s * scale;
                     if (g_softcap > 0) p[j] = g_softcap * tanh(p[j] / g_softcap);
                     if (p[j] > m) m = p[j];
@@ -171,17 +199,17 @@ static int run_case_w(CUfunction fn, int shared, int b, int sq, int sk, int hq, 
                     double acc = 0;
                     for (int j = 0; j < sk && l > 0; ++j) {
                         if (p[j] == -INFINITY) continue;
-                        acc += exp(p[j] - m) / l * from_bf16(v[(((size_t)bi * sk + j) * hk + h / (hq / hk)) * d + c]);
+                        acc += exp(p[j] - m) / l * from_elem(v[(((size_t)bi * sk + j) * hk + h / (hq / hk)) * d + c]);
                     }
-                    double got = from_bf16(o[(((size_t)bi * sq + i) * hq + h) * d + c]);
+                    double got = from_elem(o[(((size_t)bi * sq + i) * hq + h) * d + c]);
                     num += (got - acc) * (got - acc);
                     den += acc * acc;
                 }
             }
     double err = sqrt(num / (den > 0 ? den : 1));
     int ok = err <= 1e-2 && lerr <= 2e-3 && counters_ok;
-    printf("%s b%d sq%d sk%d h%d/%d d%d bm%d causal=%d window=(%d,%d) softcap=%g grid=%u: rel err %.2e, lse err %.2e%s\n",
-           ok ? "ok  " : "FAIL", b, sq, sk, hq, hk, d, bm, causal, wl, wr, g_softcap, grid, err, lerr,
+    printf("%s %s b%d sq%d sk%d h%d/%d d%d bm%d causal=%d window=(%d,%d) softcap=%g grid=%u: rel err %.2e, lse err %.2e%s\n",
+           ok ? "ok  " : "FAIL", g_fp16 ? "fp16" : "bf16", b, sq, sk, hq, hk, d, bm, causal, wl, wr, g_softcap, grid, err, lerr,
            counters_ok ? "" : ", counters below tmaps not reset to 0");
     CK(cuMemFree(dq)); CK(cuMemFree(dk)); CK(cuMemFree(dv)); CK(cuMemFree(dout)); CK(cuMemFree(dl)); CK(cuMemFree(dt));
     free(q); free(k); free(v); free(o); free(lse); free(p);
@@ -189,6 +217,15 @@ static int run_case_w(CUfunction fn, int shared, int b, int sq, int sk, int hq, 
 }
 
 int main(int argc, char** argv) {
+    if (argc == 2 && !strcmp(argv[1], "--convert")) {   /* float32 in on stdin -> (bf16, fp16) bits out: tests/test_hopper_sanitize_harness.py */
+        float f;
+        while (fread(&f, 4, 1, stdin) == 1) {
+            const uint16_t h[2] = {to_bf16(f), to_fp16(f)};
+            const float back[2] = {from_bf16(h[0]), from_fp16(h[1])};
+            if (fwrite(h, 2, 2, stdout) != 2 || fwrite(back, 4, 2, stdout) != 2) return 1;
+        }
+        return 0;
+    }
     const int specs = argc >= 3 && strchr(argv[2], ':') != NULL;   /* KERNEL:SHARED:BLOCK_M:THREADS:D ... */
     if (!specs && argc != 4 && argc != 6 && argc != 7) {
         fprintf(stderr, "usage: %s hopper_fwd.cubin <shared d64> <shared d128> [<block_m d64> <threads d64> [<shared d128_bn176>]]\n", argv[0]);
@@ -252,6 +289,7 @@ int main(int argc, char** argv) {
         CK(cuFuncSetAttribute(fn, 8 /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */, shared[i]));
         const int d = dims[i];
         const size_t len = strlen(names[i]);
+        g_fp16 = strstr(names[i], "_fp16_") != NULL;
         g_softcap = len > 8 && !strcmp(names[i] + len - 8, "_softcap") ? 5.0 : 0.0;
         bad += !run_case(fn, shared[i], 2, 200, 300, 4, 2, d, 1, 1 << 30);
         bad += !run_case(fn, shared[i], 1, 300, 130, 4, 1, d, 0, 3);
