@@ -178,6 +178,19 @@
 #ifndef HOPPER_DESC_ADD_D128
 #define HOPPER_DESC_ADD_D128 1
 #endif
+// the d64 kernels with the O staging buffer (HOPPER_EPI_SMEM_D64 = 2; not the _static / _softcap siblings): 1: lane 0 of
+// each warp stores the warp's 16 staged rows with TMA (a fourth tensor map, of out, 64 x 16 boxes; 512 bytes of tmaps
+// scratch per CTA) and waits for the read only before the warp's next stmatrix; 0: the warp's lanes load the rows back and
+// store them with st.global.v4 (before, issue11h)
+#ifndef HOPPER_EPI_TMA_D64
+#define HOPPER_EPI_TMA_D64 1
+#endif
+// the d64 consumers (not the _static / _softcap siblings): 1: a tile's (m_block, head, batch) is decoded once, where next_tile
+// picks it, and kept for the tile's skip turns, loop head and epilogue; 0: each of those decodes it again from the
+// tile index (integer divisions, four times a tile; before, issue11h)
+#ifndef HOPPER_DECODE_ONCE_D64
+#define HOPPER_DECODE_ONCE_D64 1
+#endif
 // 1: each consumer warpgroup of the d64 TMA kernels (not the _static siblings) computes only the key blocks its own
 // 64 rows can see (the top block of a causal diagonal tile is fully masked for the lower warpgroups of a 192-row
 // tile; a last tile's warpgroup past seqlen_q computes one block), passing its ping-pong turn for the others
@@ -451,7 +464,11 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     constexpr int O_BYTES = EPI ? BM * DS * 2 : 0;
     // EPI_TMA: the buffer goes out with TMA stores (a fourth tensor map, of out; HOPPER_EPI_TMA_D128)
     constexpr bool EPI_TMA = EPI && !EPI_WARP && D == 128 && HOPPER_EPI_TMA_D128;
-    constexpr int NMAPS = EPI_TMA ? 4 : 3;
+    // EPI_TMA64 (HOPPER_EPI_TMA_D64): the d64 buffer goes out with TMA stores, one per warp (its own 16 rows); not on
+    // the _softcap siblings (80 bytes of stack with it) nor the _static ones (16k causal measured 0.95x with it)
+    constexpr bool EPI_TMA64 = EPI_WARP && D == 64 && !SOFTCAP && !STATIC_SIBLING && HOPPER_EPI_TMA_D64;
+    constexpr int EPI_MAP_ROWS = EPI_TMA64 ? 16 : WG_ROWS;   // box rows of the O map
+    constexpr int NMAPS = EPI_TMA || EPI_TMA64 ? 4 : 3;
     // mbarriers, then (TMA) three (EPI_TMA: four) tensor maps at bars + 256
     constexpr uint32_t TAIL = TMA ? 256 + NMAPS * 128 : 8 * (2 * QS + 4 * STAGES);
     static_assert(8 * (2 * QS + 4 * STAGES) <= 208, "mbarriers overlap the tile slots / tensor maps");
@@ -611,9 +628,9 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 const int hk = a.heads_q / a.group;
                 tmap_make(maps + 128, a.k, D, sk, hk, a.batch, a.k_seq_stride, a.k_head_stride, a.k_batch_stride, BN);
                 tmap_make(maps + 256, a.v, D, sk, hk, a.batch, a.v_seq_stride, a.v_head_stride, a.v_batch_stride, BN);
-                if constexpr (EPI_TMA)
+                if constexpr (EPI_TMA || EPI_TMA64)
                     tmap_make(maps + 384, a.out, D, sq, a.heads_q, a.batch, a.o_seq_stride, a.o_head_stride,
-                              a.o_batch_stride, WG_ROWS);
+                              a.o_batch_stride, EPI_MAP_ROWS);
             }
             __syncwarp();
             for (int i = 0; i < NMAPS; ++i) tmap_publish(slot + 128 * i, maps + 128 * i);
@@ -715,6 +732,15 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     // The CTA's tiles in order (tile_of), skipping those no row of which sees a key (their out 0
     // and lse -inf are written on the way); -1 when the CTA has no more tiles.
     int r_next = 0;
+    // DECODE_ONCE (HOPPER_DECODE_ONCE_D64): the current tile's m_block, set by next_tile (dead once the loop head
+    // has read it; keeping head and batch for the epilogue too spilled 8 bytes, so the epilogue still decodes)
+    constexpr bool DECODE_ONCE = D == 64 && !SOFTCAP && !STATIC_SIBLING && HOPPER_DECODE_ONCE_D64;
+    int cur_m = 0;
+    auto tile_m_block = [&](int t_) {
+        int m_block = cur_m, h, b;
+        if constexpr (!DECODE_ONCE) decode(t_, m_block, h, b);
+        return m_block;
+    };
     auto next_tile = [&]() -> int {
         for (;;) {
             int t = 0;
@@ -732,6 +758,9 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             int m_block, h, b;
             decode(t, m_block, h, b);
             const int m0 = m_block * BM;
+            if constexpr (DECODE_ONCE) {
+                cur_m = m_block;
+            }
             if (key_blocks(m0) > key_blocks_lo(m0)) return t;
             if (dyn) {   // hand the slot back
                 if (lane == 0) mbar_arrive(q_empty(qs));
@@ -918,8 +947,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     };
     int nw = 0;
     auto wg_skip_turns = [&]() {
-        int m_block, h, b;
-        decode(t, m_block, h, b);
+        const int m_block = tile_m_block(t);
         const int n_all = key_blocks(m_block * BM);
         // never below the tile's first block (a sliding window's n_min): every warpgroup takes the same turns
         const int n_min = key_blocks_lo(m_block * BM);
@@ -956,13 +984,15 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     if constexpr (EPI_TMA) {   // the O map, published by the producer before its first load (see tmap_make)
         if (tid == 0) tmap_acquire(map_slot() + 384);
     }
+    if constexpr (EPI_TMA64) {   // every warp's lane 0 issues its own stores
+        if (lane == 0) tmap_acquire(map_slot() + 384);
+    }
 
     first_qk();
     for (;;) {
         int n_max;
         {
-            int m_block, h, b;
-            decode(t, m_block, h, b);
+            const int m_block = tile_m_block(t);
             n_max = key_blocks(m_block * BM);
             row0 = m_block * BM + wg * WG_ROWS + row_local;
             row1 = row0 + 8;
@@ -1058,6 +1088,9 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             if constexpr (EPI_TMA) {   // the last tile's TMA store has read the buffer
                 if (tid == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
             }
+            if constexpr (EPI_TMA64) {   // this warp's last TMA store has read its rows (the __syncwarp below orders it)
+                if (lane == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+            }
             if constexpr (EPI_WARP) __syncwarp();
             else named_sync(NWG + 1 + wg, 128);
             const uint32_t so = sO + wg * (WG_ROWS * DS * 2);
@@ -1099,6 +1132,15 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                     for (int c = 0; c < DS / 64; ++c) tma_store(map_slot() + 384, so + c * (WG_ROWS * 128), 64 * c, g0, ch, cb);
                     asm volatile("cp.async.bulk.commit_group;" ::: "memory");
                 }
+            } else if constexpr (EPI_TMA64) {
+                // the warp's stmatrix writes (generic proxy) before the TMA's reads (async proxy); lane 0 stores the
+                // warp's 16 rows (rows >= sq are not written)
+                asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+                __syncwarp();
+                if (lane == 0) {
+                    tma_store(map_slot() + 384, so + warp * (16 * 128), 0, g0 + warp * 16, ch, cb);
+                    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+                }
             } else if constexpr (EPI_WARP) {
                 __syncwarp();
                 constexpr int RPI = 32 / CPR;                              // rows per warp instruction
@@ -1126,6 +1168,9 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     }
     if constexpr (EPI_TMA) {   // the buffer stays allocated until the last TMA store has read it
         if (tid == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+    }
+    if constexpr (EPI_TMA64) {
+        if (lane == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
     }
 }
 

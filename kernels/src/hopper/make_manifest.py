@@ -23,7 +23,12 @@ the d128 kernels with that buffer store it with TMA, through a fourth tensor map
 (HOPPER_DESC_ADD_D128, default 0; recorded as ``desc_add`` on the d128 kernels when 1), ``wg_skip_d64`` (0 / 1:
 each consumer warpgroup of the d64 TMA kernels, not the ``_static`` / ``_softcap`` siblings, computes only the key blocks its own rows
 see, HOPPER_WG_SKIP_D64; recorded as ``wg_skip``), ``window`` (0 / 1:
-the kernels take hopper_fwd_args' sliding window, HOPPER_WINDOW; recorded as ``window`` on every kernel).
+the kernels take hopper_fwd_args' sliding window, HOPPER_WINDOW; recorded as ``window`` on every kernel), ``epi_tma_d64``
+(0 / 1: the d64 kernels with the per-warp O buffer, ``epi_smem_d64=2``, not the ``_static`` /
+``_softcap`` siblings, store it with TMA, HOPPER_EPI_TMA_D64: a fourth
+tensor map as ``epi_tma_d128``'s; recorded as ``epilogue_tma``; default 0), ``decode_once_d64`` (0 / 1: the d64
+consumers, not the ``_static`` / ``_softcap`` siblings, decode a tile's row block once, HOPPER_DECODE_ONCE_D64; recorded as
+``decode_once``; default 0).
 ``hopper_fwd_<dtype>_d<D>_softcap`` kernels (HOPPER_SOFTCAP_SIBLINGS) are each head dim's main kernel with softcap
 scores (recorded as ``softcap``; every other fact as the main kernel's).  ``hopper_fwd_<dtype>_d96_dyn`` kernels (HOPPER_DYN_D96) are
 the d96 tile with the dynamic causal schedule; their name says so.  ``hopper_fwd_<dtype>_d{64,128}_static``
@@ -88,7 +93,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
                          "dyn_causal", "dyn_d64", "l2_section_kb", "l2_section_mode",
                          "epi_smem_d128", "epi_smem_d64", "epi_v4_d128",
                          "epi_tma_d128", "rescale_in_turn_d128", "rescale_vote_d128", "desc_add_d128", "wg_skip_d64",
-                         "window"}
+                         "window", "epi_tma_d64", "decode_once_d64"}
     if unknown:
         raise SystemExit(f"make_manifest: unknown option(s) {sorted(unknown)}")
     qs = {64: int(q_stages), 96: 2, 128: int(kv.get("q_stages_d128", q_stages)), 256: 1}
@@ -136,6 +141,8 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
         epi_mode = {128: int(epi_smem_d128), 64: epi_smem_d64}.get(d, 0) if uses_tma and bn == 128 and q_bufs == 2 else 0
         epi = epi_mode != 0
         epi_tma = epi and d == 128 and epi_mode == 1 and kv.get("epi_tma_d128", "0") == "1"   # hopper_fwd.cu's EPI_TMA
+        epi_tma = epi_tma or (epi and d == 64 and epi_mode == 2 and not m[3] and not m[4]
+                              and kv.get("epi_tma_d64", "0") == "1")   # EPI_TMA64
         shared = shared_bytes(bm, bn, d, stages[d], q_bufs, uses_tma, epi, 4 if epi_tma else 3)
         try:
             check_layout(lay, k)
@@ -166,6 +173,8 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
             objects[-1]["rescale_vote"] = False
         if d == 128 and kv.get("desc_add_d128", "0") == "1":
             objects[-1]["desc_add"] = True
+        if d == 64 and not m[3] and not m[4] and kv.get("decode_once_d64", "0") == "1":
+            objects[-1]["decode_once"] = True
         if dyn:
             objects[-1]["dynamic_causal"] = True
         if l2_section_kb:
@@ -176,7 +185,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
             objects[-1]["epilogue_smem"] = True
         if epi_mode == 2:
             objects[-1]["epilogue_smem_per_warp"] = True
-        if epi and (d == 64 or kv.get("epi_v4_d128", "0") == "1"):
+        if epi and not epi_tma and (d == 64 or kv.get("epi_v4_d128", "0") == "1"):   # (TMA stores: no st.global.v4)
             objects[-1]["epilogue_v4"] = True
         if d == 64 and uses_tma and m[3] != "_static" and not m[4] and kv.get("wg_skip_d64", "0") == "1":   # hopper_fwd.cu's WG_SKIP
             objects[-1]["wg_skip"] = True
