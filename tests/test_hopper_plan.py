@@ -415,16 +415,19 @@ def test_d128_tma_store_and_loop_options():
     """The shipped d128 kernels (issue11g-steady, 2026-11-26 night): the 128-key ones (and their ``_static``
     siblings) store O's staging buffer with TMA (``epilogue_tma``: a fourth tensor map, 512 bytes of scratch per CTA);
     every d128 kernel rescales O inside its GEMM turn without a warp vote and builds its wgmma descriptors by adding
-    constants; the other head dims carry none of these marks.  A plan's workspace follows the kernel's scratch."""
+    constants; since issue11h-d128 each d128 consumer decodes a tile once (``decode_once``); the other head dims carry
+    none of these marks.  A plan's workspace follows the kernel's scratch."""
     m = json.loads((CO / "hopper_manifest.json").read_text())
     for o in m["objects"]:
-        if o["head_dim"] != 128:   # (the d64 kernels' epilogue_tma: test_d64_tma_store_and_decode_once)
-            assert not ({"rescale_in_turn", "rescale_vote", "desc_add"} | ({"epilogue_tma"} if o["head_dim"] != 64 else set())) & set(o), o["name"]
+        if o["head_dim"] != 128:   # (the d64 kernels' epilogue_tma / decode_once: test_d64_tma_store_and_decode_once)
+            d64 = {"epilogue_tma", "decode_once"} if o["head_dim"] == 64 else set()
+            assert not ({"epilogue_tma", "rescale_in_turn", "rescale_vote", "desc_add", "decode_once"} - d64) & set(o), o["name"]
             continue
         store = o["name"].endswith(("_d128", "_d128_static", "_d128_softcap"))   # the _softcap sibling is the main kernel's code
         assert bool(o.get("epilogue_tma")) == store and (not store or o.get("epilogue_smem")), o["name"]
         assert o["tma"]["bytes_per_cta"] == (512 if store else 384), o["name"]
         assert o.get("rescale_in_turn") is True and o.get("rescale_vote") is False and o.get("desc_add") is True, o["name"]
+        assert o.get("decode_once") is True, o["name"]      # HOPPER_DECODE_ONCE_D128 (issue11h-d128)
     for sk, per_cta in ((4096, 512), (16384, 384)):    # the 128-key kernel; the _bn176 one (no O buffer)
         (pl,) = hopper.plan(problem(b=1, sq=sk, sk=sk, hq=16, hk=16), "sm_90a", 132, 1)
         assert pl.workspace_bytes == 128 + per_cta * pl.grid[0], (sk, pl.kernel)
@@ -449,8 +452,8 @@ def test_d64_tma_store_and_decode_once():
     row block once (``decode_once``); a plan's workspace follows the scratch."""
     m = json.loads((CO / "hopper_manifest.json").read_text())
     for o in m["objects"]:
-        if o["head_dim"] != 64:
-            assert "decode_once" not in o, o["name"]
+        if o["head_dim"] != 64:   # (d128's decode_once: test_d128_tma_store_and_loop_options)
+            assert o["head_dim"] == 128 or "decode_once" not in o, o["name"]
             continue
         store = o["name"].endswith("_d64")
         assert bool(o.get("epilogue_tma")) == store and (not store or o.get("epilogue_smem_per_warp")), o["name"]
@@ -597,6 +600,7 @@ def test_build_is_reproducible(tmp_path):
                EPI_TMA_D128=str(int(bool(d128.get("epilogue_tma")))),
                RESCALE_IN_TURN_D128=str(int(bool(d128.get("rescale_in_turn")))),
                RESCALE_VOTE_D128=str(int(d128.get("rescale_vote", True))), DESC_ADD_D128=str(int(bool(d128.get("desc_add")))),
+               DECODE_ONCE_D128=str(int(bool(d128.get("decode_once")))),
                WG_SKIP_D64=str(int(bool(d64.get("wg_skip")))),
                EPI_TMA_D64=str(int(bool(d64.get("epilogue_tma")))), DECODE_ONCE_D64=str(int(bool(d64.get("decode_once")))))
     r = subprocess.run(["bash", str(ROOT / "scripts" / "build" / "hopper.sh")], env=env, capture_output=True, text=True)

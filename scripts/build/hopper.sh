@@ -14,6 +14,7 @@
 #   EPI_SMEM_D64=0 OUT=/tmp/e scripts/build/hopper.sh   # d64 O stored straight from the accumulators (before issue11f)
 #   EPI_TMA_D128=0 RESCALE_IN_TURN_D128=0 RESCALE_VOTE_D128=1 DESC_ADD_D128=0 OUT=/tmp/s scripts/build/hopper.sh   # the d128 loop / epilogue before issue11g-steady
 #   EPI_TMA_D64=0 DECODE_ONCE_D64=0 OUT=/tmp/f scripts/build/hopper.sh    # the d64 epilogue / tile decode before issue11h
+#   DECODE_ONCE_D128=0 OUT=/tmp/d scripts/build/hopper.sh   # the d128 consumers' three tile decodes a tile (before issue11h-d128)
 #   NVCC_EXTRA="-DHOPPER_PINGPONG=0" OUT=/tmp/y scripts/build/hopper.sh   # experiments (bench/hopper_dev.py)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -44,6 +45,7 @@ RESCALE_VOTE_D128=${RESCALE_VOTE_D128:-0}         # 1: d128 O's rescale skipped 
 DESC_ADD_D128=${DESC_ADD_D128:-1}                 # 1: d128 wgmma descriptors as the tile's plus a constant (one add per k-step)
 EPI_TMA_D64=${EPI_TMA_D64:-1}       # 1: each warp of the d64 kernels stores its staged O rows with TMA (a fourth tensor map; 512 bytes of tmaps scratch per CTA; 0 before issue11h)
 DECODE_ONCE_D64=${DECODE_ONCE_D64:-1}   # 1: the d64 consumers decode a tile's m_block once, in next_tile (0 before issue11h)
+DECODE_ONCE_D128=${DECODE_ONCE_D128:-1}           # 1: d128 tiles decoded once at the loop head (0: three times a tile, before issue11h-d128)
 WG_SKIP_D64=${WG_SKIP_D64:-1}       # 1: each consumer warpgroup of the d64 TMA kernels (not the _static siblings) computes only the key blocks its own rows see (0 before issue11g)
 L2_SECTION_KB=${L2_SECTION_KB:-16384}   # causal tile order: sections of heads whose K + V fit this many KiB (0: none, as before 2026-11-26)
 STATIC_SIBLINGS=${STATIC_SIBLINGS:-1}  # 1: also the _static siblings of the dynamic kernels (d128; d64 with DYN_D64=1)
@@ -62,7 +64,7 @@ flags+=(-DHOPPER_DYN_CAUSAL="$DYN_CAUSAL" -DHOPPER_L2_SECTION_KB="$L2_SECTION_KB
         -DHOPPER_DYN_D64="$DYN_D64" -DHOPPER_L2_SECTION_MODE="$L2_SECTION_MODE" -DHOPPER_STATIC_SIBLINGS="$STATIC_SIBLINGS"
         -DHOPPER_EPI_SMEM_D128="$EPI_SMEM_D128" -DHOPPER_EPI_SMEM_D64="$EPI_SMEM_D64" -DHOPPER_EPI_V4_D128="$EPI_V4_D128")
 flags+=(-DHOPPER_EPI_TMA_D128="$EPI_TMA_D128" -DHOPPER_RESCALE_IN_TURN_D128="$RESCALE_IN_TURN_D128"
-        -DHOPPER_RESCALE_VOTE_D128="$RESCALE_VOTE_D128" -DHOPPER_DESC_ADD_D128="$DESC_ADD_D128" -DHOPPER_WG_SKIP_D64="$WG_SKIP_D64"
+        -DHOPPER_RESCALE_VOTE_D128="$RESCALE_VOTE_D128" -DHOPPER_DESC_ADD_D128="$DESC_ADD_D128" -DHOPPER_DECODE_ONCE_D128="$DECODE_ONCE_D128" -DHOPPER_WG_SKIP_D64="$WG_SKIP_D64"
         -DHOPPER_WINDOW="$WINDOW" -DHOPPER_SOFTCAP_SIBLINGS="$SOFTCAP_SIBLINGS")
 flags+=(-DHOPPER_EPI_TMA_D64="$EPI_TMA_D64" -DHOPPER_DECODE_ONCE_D64="$DECODE_ONCE_D64")
 python3 "$src/gen_wgmma.py"
@@ -83,6 +85,6 @@ python3 "$src/make_manifest.py" sm_90a "$dest" "$STAGES_D64" "$STAGES_D128" "$NW
   "q_stages_d128=$Q_STAGES_D128" "tma_d64=$TMA_D64" "tma_d128=$TMA_D128" "bn_d128=$BN_D128" "regs_2wg=$REGS_2WG" \
   "bn_d256=$BN_D256" "d96_compute=$D96_COMPUTE" "dyn_causal=$DYN_CAUSAL" "dyn_d64=$DYN_D64" "l2_section_kb=$L2_SECTION_KB" "l2_section_mode=$L2_SECTION_MODE" \
   "epi_smem_d128=$EPI_SMEM_D128" "epi_smem_d64=$EPI_SMEM_D64" "epi_v4_d128=$EPI_V4_D128" \
-  "epi_tma_d128=$EPI_TMA_D128" "rescale_in_turn_d128=$RESCALE_IN_TURN_D128" "rescale_vote_d128=$RESCALE_VOTE_D128" "desc_add_d128=$DESC_ADD_D128" \
+  "epi_tma_d128=$EPI_TMA_D128" "rescale_in_turn_d128=$RESCALE_IN_TURN_D128" "rescale_vote_d128=$RESCALE_VOTE_D128" "desc_add_d128=$DESC_ADD_D128" "decode_once_d128=$DECODE_ONCE_D128" \
   "wg_skip_d64=$WG_SKIP_D64" "window=$WINDOW" "epi_tma_d64=$EPI_TMA_D64" "decode_once_d64=$DECODE_ONCE_D64"
-echo "hopper: $dest/hopper_fwd.cubin ($(stat -c %s "$dest/hopper_fwd.cubin") bytes), stages d64 $STAGES_D64 d128 $STAGES_D128, d64 warpgroups $NWG_D64, Q buffers $Q_STAGES (d128 $Q_STAGES_D128), TMA d64 $TMA_D64 d128 $TMA_D128, BN d128 $BN_D128 (+176 kernels: $BN176_D128), setmaxnreg $REGS_2WG, BN d256 $BN_D256, d96 compute $D96_COMPUTE, dynamic causal $DYN_CAUSAL (d64 $DYN_D64, static siblings $STATIC_SIBLINGS), L2 sections $L2_SECTION_KB KiB (mode $L2_SECTION_MODE), d128 O through shared memory $EPI_SMEM_D128, d64 $EPI_SMEM_D64 (d128 st.global.v4 $EPI_V4_D128, TMA store $EPI_TMA_D128, d64 TMA store $EPI_TMA_D64 decode once $DECODE_ONCE_D64), d128 rescale in turn $RESCALE_IN_TURN_D128 vote $RESCALE_VOTE_D128, descriptors by add $DESC_ADD_D128, d64 per-warpgroup key blocks $WG_SKIP_D64, windows $WINDOW, softcap siblings $SOFTCAP_SIBLINGS"
+echo "hopper: $dest/hopper_fwd.cubin ($(stat -c %s "$dest/hopper_fwd.cubin") bytes), stages d64 $STAGES_D64 d128 $STAGES_D128, d64 warpgroups $NWG_D64, Q buffers $Q_STAGES (d128 $Q_STAGES_D128), TMA d64 $TMA_D64 d128 $TMA_D128, BN d128 $BN_D128 (+176 kernels: $BN176_D128), setmaxnreg $REGS_2WG, BN d256 $BN_D256, d96 compute $D96_COMPUTE, dynamic causal $DYN_CAUSAL (d64 $DYN_D64, static siblings $STATIC_SIBLINGS), L2 sections $L2_SECTION_KB KiB (mode $L2_SECTION_MODE), d128 O through shared memory $EPI_SMEM_D128, d64 $EPI_SMEM_D64 (d128 st.global.v4 $EPI_V4_D128, TMA store $EPI_TMA_D128, d64 TMA store $EPI_TMA_D64 decode once $DECODE_ONCE_D64), d128 rescale in turn $RESCALE_IN_TURN_D128 vote $RESCALE_VOTE_D128, descriptors by add $DESC_ADD_D128, d128 decode once $DECODE_ONCE_D128, d64 per-warpgroup key blocks $WG_SKIP_D64, windows $WINDOW, softcap siblings $SOFTCAP_SIBLINGS"

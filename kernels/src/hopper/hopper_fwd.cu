@@ -191,6 +191,12 @@
 #ifndef HOPPER_DECODE_ONCE_D64
 #define HOPPER_DECODE_ONCE_D64 1
 #endif
+// 1: the d128 consumers decode a tile's (m_block, head, batch) once, at the loop head (the epilogue reuses it), and
+// next_tile skips its empty-tile check where no row block can be empty (no window, not causal, seqlen_k > 0): one
+// decode's integer divisions a tile instead of three (issue11h-d128); 0: three (before)
+#ifndef HOPPER_DECODE_ONCE_D128
+#define HOPPER_DECODE_ONCE_D128 1
+#endif
 // 1: each consumer warpgroup of the d64 TMA kernels (not the _static siblings) computes only the key blocks its own
 // 64 rows can see (the top block of a causal diagonal tile is fully masked for the lower warpgroups of a 192-row
 // tile; a last tile's warpgroup past seqlen_q computes one block), passing its ping-pong turn for the others
@@ -741,6 +747,9 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         if constexpr (!DECODE_ONCE) decode(t_, m_block, h, b);
         return m_block;
     };
+    // DEC1 (HOPPER_DECODE_ONCE_D128): the current tile's (m_block, head, batch), decoded at the loop head
+    constexpr bool DEC1 = D == 128 && HOPPER_DECODE_ONCE_D128;
+    [[maybe_unused]] int tm = 0, th = 0, tb = 0;
     auto next_tile = [&]() -> int {
         for (;;) {
             int t = 0;
@@ -754,6 +763,9 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             } else {
                 t = tile_of(r_next++);
                 if (t >= num_tiles) return -1;
+            }
+            if constexpr (DEC1) {
+                if (win_right < 0 && win_left < 0 && sk > 0) return t;   // every row block sees keys
             }
             int m_block, h, b;
             decode(t, m_block, h, b);
@@ -992,7 +1004,13 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     for (;;) {
         int n_max;
         {
-            const int m_block = tile_m_block(t);
+            int m_block, h, b;
+            if constexpr (DEC1) {
+                decode(t, m_block, h, b);
+                tm = m_block; th = h; tb = b;
+            } else {
+                m_block = tile_m_block(t);
+            }
             n_max = key_blocks(m_block * BM);
             row0 = m_block * BM + wg * WG_ROWS + row_local;
             row1 = row0 + 8;
@@ -1069,7 +1087,8 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         const float inv0 = l0 > 0.f ? 1.f / l0 : 0.f;
         const float inv1 = l1 > 0.f ? 1.f / l1 : 0.f;
         int cm, ch, cb;
-        decode(t, cm, ch, cb);
+        if constexpr (DEC1) { cm = tm; ch = th; cb = tb; }
+        else decode(t, cm, ch, cb);
         if (a.lse && lane % 4 == 0) {
             float* lse_ptr = reinterpret_cast<float*>(a.lse) + ((int64_t)cb * a.heads_q + ch) * sq;
             if (row0 < sq) lse_ptr[row0] = l0 > 0.f ? (mx0 * sl2 + __log2f(l0)) * LN2 : NEG_INF;

@@ -20,7 +20,9 @@ the d128 kernels with that buffer store it with TMA, through a fourth tensor map
 512 bytes of ``tmaps`` scratch per CTA; recorded as ``epilogue_tma``), ``rescale_in_turn_d128`` / ``rescale_vote_d128``
 (hopper_fwd.cu's HOPPER_RESCALE_IN_TURN_D128 / HOPPER_RESCALE_VOTE_D128, defaults 0 / 1; recorded as
 ``rescale_in_turn`` / ``rescale_vote`` on the d128 kernels where they differ from those defaults), ``desc_add_d128``
-(HOPPER_DESC_ADD_D128, default 0; recorded as ``desc_add`` on the d128 kernels when 1), ``wg_skip_d64`` (0 / 1:
+(HOPPER_DESC_ADD_D128, default 0; recorded as ``desc_add`` on the d128 kernels when 1), ``decode_once_d128``
+(HOPPER_DECODE_ONCE_D128: a tile decoded once by the d128 consumers; recorded as ``decode_once`` on the d128 kernels when
+1), ``wg_skip_d64`` (0 / 1:
 each consumer warpgroup of the d64 TMA kernels, not the ``_static`` / ``_softcap`` siblings, computes only the key blocks its own rows
 see, HOPPER_WG_SKIP_D64; recorded as ``wg_skip``), ``window`` (0 / 1:
 the kernels take hopper_fwd_args' sliding window, HOPPER_WINDOW; recorded as ``window`` on every kernel), ``epi_tma_d64``
@@ -92,7 +94,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
     unknown = set(kv) - {"tma_d64", "tma_d128", "bn_d128", "q_stages_d128", "regs_2wg", "bn_d256", "d96_compute",
                          "dyn_causal", "dyn_d64", "l2_section_kb", "l2_section_mode",
                          "epi_smem_d128", "epi_smem_d64", "epi_v4_d128",
-                         "epi_tma_d128", "rescale_in_turn_d128", "rescale_vote_d128", "desc_add_d128", "wg_skip_d64",
+                         "epi_tma_d128", "rescale_in_turn_d128", "rescale_vote_d128", "desc_add_d128", "decode_once_d128", "wg_skip_d64",
                          "window", "epi_tma_d64", "decode_once_d64"}
     if unknown:
         raise SystemExit(f"make_manifest: unknown option(s) {sorted(unknown)}")
@@ -174,6 +176,8 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
         if d == 128 and kv.get("desc_add_d128", "0") == "1":
             objects[-1]["desc_add"] = True
         if d == 64 and not m[3] and not m[4] and kv.get("decode_once_d64", "0") == "1":
+            objects[-1]["decode_once"] = True
+        if d == 128 and kv.get("decode_once_d128", "0") == "1":
             objects[-1]["decode_once"] = True
         if dyn:
             objects[-1]["dynamic_causal"] = True
