@@ -302,6 +302,8 @@ int main(int argc, char** argv) {
            and sq > sk (tiles no row of which sees a key) */
         bad += !run_case(fn, shared[i], 2, 600, 600, 4, 2, d, 1, 5);
         bad += !run_case(fn, shared[i], 1, 500, 150, 4, 4, d, 1, 3);
+        /* non-causal, 12 tiles of 192 rows on 11 CTAs: the d64 tail split (HOPPER_TAIL_SPLIT_D64), pieces past sq */
+        bad += !run_case(fn, shared[i], 1, 1000, 300, 2, 1, d, 0, 11);
         /* sliding windows: causal with a left edge (several tiles per CTA), (left, right) with sq < sk, and (0, 0)
            with sq > sk (rows and whole tiles that see no key) */
         bad += !run_case_w(fn, shared[i], 2, 600, 600, 4, 2, d, 1, 5, 100, 0);

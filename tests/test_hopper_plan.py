@@ -287,7 +287,9 @@ def test_plan_launch_shape(causal, d):
     assert pl.shared_mem == obj["shared"] <= 227 * 1024
     tma = obj.get("tma")
     assert pl.workspace_bytes == (tma["align"] + tma["bytes_per_cta"] * pl.grid[0] if tma else 0)
-    assert pl.kernel == f"hopper_fwd_bf16_d{d}" + ("_dyn" if causal and d in hopper.DYN_SIBLING_CAUSAL else "")
+    lo4, hi4 = hopper.S4_SIBLING_D64.get(causal, (0, -1)) if d == 64 else (0, -1)
+    suffix = "_dyn" if causal and d in hopper.DYN_SIBLING_CAUSAL else "_s4" if lo4 <= 777 <= hi4 else ""
+    assert pl.kernel == f"hopper_fwd_bf16_d{d}" + suffix
     assert Path(pl.code_object).name == "hopper_fwd.cubin"
     lay = hopper.layout()
     assert len(pl.kernargs) == lay.size
@@ -492,13 +494,14 @@ def test_d64_epilogue_buffer_and_options():
 def test_d64_wg_skip_flag():
     """``wg_skip`` (HOPPER_WG_SKIP_D64, issue11g): each consumer warpgroup computes only the key blocks its own rows
     see.  Only on the d64 TMA kernels other than the ``_static`` siblings, which have the 3 or more stages the early
-    slot releases need; the shipped cubin has it on both dynamic d64 kernels and on nothing else."""
+    slot releases need; the shipped cubin has it on both dynamic d64 kernels and their ``_s4`` siblings (issue11h), on
+    nothing else."""
     m = json.loads((CO / "hopper_manifest.json").read_text())
     for o in m["objects"]:
         if o.get("wg_skip"):
             assert o["head_dim"] == 64 and "tma" in o and o["stages"] >= 3 and not o["name"].endswith("_static"), o["name"]
     flagged = sorted(o["name"] for o in m["objects"] if o.get("wg_skip"))
-    assert flagged == sorted(f"fwd_{t}_d64" for t in hopper.DTYPES), flagged
+    assert flagged == sorted(f"fwd_{t}_d64{s}" for t in hopper.DTYPES for s in ("", "_s4")), flagged
 
 
 def test_d64_epilogue_sass_stores_16_bytes():
@@ -518,7 +521,7 @@ def test_d64_epilogue_sass_stores_16_bytes():
         path = Path(tmp) / "hopper_fwd.cubin"
         path.write_bytes((CO / "hopper_fwd.cubin").read_bytes())
         for t in hopper.DTYPES:
-            for k in (f"hopper_fwd_{t}_d64", f"hopper_fwd_{t}_d64_static"):
+            for k in (f"hopper_fwd_{t}_d64", f"hopper_fwd_{t}_d64_static", f"hopper_fwd_{t}_d64_s4"):
                 text = subprocess.run([tool, "-sass", "-fun", k, str(path)], capture_output=True, text=True,
                                       check=True).stdout
                 ops = re.findall(r"\b(STG\.E(?:\.128)?|STSM\.[\w.]+|STL|LDL|UTMASTG)\b", text)
@@ -601,7 +604,8 @@ def test_build_is_reproducible(tmp_path):
                RESCALE_IN_TURN_D128=str(int(bool(d128.get("rescale_in_turn")))),
                RESCALE_VOTE_D128=str(int(d128.get("rescale_vote", True))), DESC_ADD_D128=str(int(bool(d128.get("desc_add")))),
                DECODE_ONCE_D128=str(int(bool(d128.get("decode_once")))),
-               WG_SKIP_D64=str(int(bool(d64.get("wg_skip")))),
+               WG_SKIP_D64=str(int(bool(d64.get("wg_skip")))), S4_D64=str(int("fwd_bf16_d64_s4" in by_name)),
+               TAIL_SPLIT_D64=str(int(bool(d64.get("tail_split")))), TAIL_ROUNDS_D64=str(d64.get("tail_split_rounds", 8)),
                EPI_TMA_D64=str(int(bool(d64.get("epilogue_tma")))), DECODE_ONCE_D64=str(int(bool(d64.get("decode_once")))))
     r = subprocess.run(["bash", str(ROOT / "scripts" / "build" / "hopper.sh")], env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
@@ -782,11 +786,15 @@ def test_static_sibling_runs_where_it_measured_faster(shape, causal, suffix):
     b, hq, hk, s, d = shape
     by = hopper.manifest("sm_90a")["by_name"]
     p = problem(b=b, sq=s, sk=s, hq=hq, hk=hk, d=d, causal=causal)
+    lo4, hi4 = hopper.S4_SIBLING_D64.get(causal, (0, -1))
+    dynamic = suffix == ""
+    if dynamic and d == 64 and lo4 <= s <= hi4:   # the d64 _s4 sibling (issue11h): dynamic too
+        suffix = "_s4"
     assert hopper.kernel_name(p, by) == f"fwd_bf16_d{d}" + suffix
     (pl,) = hopper.plan(p, "sm_90a", 132, 1)
     obj = by[f"fwd_bf16_d{d}" + suffix]
     assert pl.kernel == obj["kernel"] and pl.grid == (132, 1, 1)
-    assert bool(obj.get("dynamic_causal")) == (suffix == "")
+    assert bool(obj.get("dynamic_causal")) == dynamic
 
 
 def test_without_static_siblings_the_plan_keeps_the_dynamic_kernel(monkeypatch):
@@ -796,3 +804,51 @@ def test_without_static_siblings_the_plan_keeps_the_dynamic_kernel(monkeypatch):
     monkeypatch.setattr(hopper, "manifest", lambda arch: m)
     (pl,) = hopper.plan(problem(b=2, sq=4096, sk=4096, hq=64, hk=8, d=128, causal=True), "sm_90a", 132, 1)
     assert pl.kernel == "hopper_fwd_bf16_d128"
+
+
+# ----------------------------------------------------------------------------- d64 _s4 sibling, tail split (issue11h)
+
+
+def test_shipped_d64_s4_siblings_are_the_d64_kernel_with_four_stages():
+    """The ``_s4`` siblings (HOPPER_S4_D64): the d64 kernel's tile, schedule and epilogue with a 4-deep K / V ring;
+    their shared memory is the d64 kernel's plus one K and one V stage (2 x 128 keys x 64 columns x 2 bytes)."""
+    by = hopper.manifest("sm_90a")["by_name"]
+    for dt in hopper.DTYPES:
+        base, s4 = by[hopper.variant_name(dt, 64)], by[hopper.variant_name(dt, 64) + "_s4"]
+        assert base["stages"] == 3 and s4["stages"] == 4
+        assert s4["shared"] == base["shared"] + 2 * 128 * 64 * 2 <= 227 * 1024
+        same = ("block_m", "block_n", "threads", "q_stages", "tma", "dynamic_causal", "wg_skip", "tail_split",
+                "epilogue_smem", "epilogue_smem_per_warp", "window", "l2_section_kb", "l2_section_mode")
+        assert all(s4.get(k) == base.get(k) for k in same), [k for k in same if s4.get(k) != base.get(k)]
+        assert s4["kernel"] == base["kernel"] + "_s4"
+
+
+def test_shipped_tail_split_only_on_the_dynamic_d64_kernels():
+    """``tail_split`` (HOPPER_TAIL_SPLIT_D64) needs the dynamic schedule and per-warpgroup key blocks: the d64 kernel and
+    its ``_s4`` sibling, not the ``_static`` / ``_softcap`` siblings nor another head dim."""
+    for o in hopper.manifest("sm_90a")["objects"]:
+        want = o["head_dim"] == 64 and not o["name"].endswith(("_static", "_softcap"))
+        assert bool(o.get("tail_split")) == want, o["name"]
+        if want:
+            assert o.get("wg_skip") and o.get("dynamic_causal") and o["tail_split_rounds"] == 8
+
+
+@pytest.mark.parametrize("shape, causal", [((4, 32, 32, 4096), True), ((2, 32, 32, 8192), True),
+                                           ((1, 32, 32, 16384), True), ((1, 2, 2, 40000), False),
+                                           ((8, 16, 16, 8192), False), ((16, 32, 32, 1024), True)])
+def test_s4_sibling_runs_where_the_gate_says(shape, causal):
+    """hopper.S4_SIBLING_D64 picks the ``_s4`` sibling by causal flag and seqlen_k; the ``_static`` sibling
+    (STATIC_SIBLING_CAUSAL) comes first; the plan takes the sibling's shared memory."""
+    b, h, hk, s = shape
+    by = hopper.manifest("sm_90a")["by_name"]
+    p = problem(b=b, sq=s, sk=s, hq=h, hk=hk, d=64, causal=causal)
+    lo, hi = hopper.S4_SIBLING_D64.get(causal, (0, -1))
+    static = hopper._runs_static_sibling(p)
+    want = "fwd_bf16_d64" + ("_static" if static else "_s4" if lo <= s <= hi else "")
+    assert hopper.kernel_name(p, by) == want
+    (pl,) = hopper.plan(p, "sm_90a", 132, 1)
+    assert pl.kernel == by[want]["kernel"] and pl.shared_mem == by[want]["shared"]
+    for d in (128, 96, 256):   # other head dims never
+        assert not hopper.kernel_name(problem(b=b, sq=s, sk=s, hq=h, hk=hk, d=d, causal=causal), by).endswith("_s4")
+    names = {k: v for k, v in by.items() if not k.endswith("_s4")}   # a manifest without it: the d64 kernel
+    assert hopper.kernel_name(p, names) == "fwd_bf16_d64" + ("_static" if static else "")

@@ -216,6 +216,25 @@ STATIC_SIBLING_CAUSAL: dict[int, tuple[int, int, int]] = {
 }
 
 
+#: d64 problems (not softcap) whose seqlen_k lies in the (min, max) of their causal flag run the ``_s4`` sibling of the
+#: d64 kernel where the manifest has one: the same tile with a 4-deep K / V ring (HOPPER_S4_D64) instead of 3.
+#: (the ``_static`` sibling, :data:`STATIC_SIBLING_CAUSAL`, comes first.)  H100, bf16, d64, ``_s4`` / the 3-stage kernel in
+#: the same run (notes/hopper.md, 2026-11-26, issue11h-wave2 call 1; TFLOP/s from gpu_time, identical configurations
+#: differed by up to 5% in that run): causal 4x4096 h32 1.03x, 2x8192 h32 1.04x (issue11g-d64's run: 1.07-1.09x at
+#: causal 4096 / 8192); causal 8x2048 h32 1.00x, 16x1024 h32 1.01x, 32x512 h32 1.00x, 2x4096 h8 1.00x; non-causal
+#: 0.98-1.03x (2x8192 h32 0.98x, 1x16384 h32 1.02x, 8x8192 h16 1.03x, 4x4096 h32 1.01x, 2048-40000 few-tile rows
+#: 1.00x; issue11g-d64's run 0.94-0.97x at 8x8192 h16 and 32768), so causal 4096-8192 only.
+S4_SIBLING_D64: dict[bool, tuple[int, int]] = {
+    True: (4096, 8192),
+    False: (0, -1),
+}
+
+
+def _runs_s4_sibling(p: Problem) -> bool:
+    lo, hi = S4_SIBLING_D64.get(p.causal, (0, -1))
+    return p.head_dim == 64 and lo <= p.seqlen_k <= hi
+
+
 def _runs_static_sibling(p: Problem) -> bool:
     lo, hi, kv_max = STATIC_SIBLING_CAUSAL.get(p.head_dim, (0, -1, 0))
     kv = p.batch * p.heads_k * p.seqlen_k * (p.head_dim + p.head_dim_v) * 2
@@ -225,7 +244,8 @@ def _runs_static_sibling(p: Problem) -> bool:
 def kernel_name(p: Problem, names) -> str:
     """The manifest name of the kernel that runs ``p`` among ``names``: ``fwd_<dtype>_d<D>``, its
     ``_bn176`` sibling for long non-causal problems (:data:`WIDE_BLOCK_NONCAUSAL`), or its ``_dyn``
-    / ``_static`` sibling for causal ones (:data:`DYN_SIBLING_CAUSAL`, :data:`STATIC_SIBLING_CAUSAL`);
+    / ``_static`` sibling for causal ones (:data:`DYN_SIBLING_CAUSAL`, :data:`STATIC_SIBLING_CAUSAL`), the d64 ``_s4``
+    sibling where :data:`S4_SIBLING_D64` says;
     softcap problems: ``fwd_<dtype>_d<D>_softcap`` (whether or not ``names`` has it: :func:`gate` checks)."""
     name = variant_name(p.dtype, p.head_dim)
     if p.softcap > 0:
@@ -238,6 +258,8 @@ def kernel_name(p: Problem, names) -> str:
         return name + "_dyn"
     if _runs_static_sibling(p) and name + "_static" in names:
         return name + "_static"
+    if _runs_s4_sibling(p) and name + "_s4" in names:
+        return name + "_s4"
     return name
 
 

@@ -207,3 +207,70 @@ def test_hopper_static_siblings(monkeypatch, b, sq, sk, hq, hk, dtype, d, grid_c
                 seed=900 + sq)
     why = sweep.check_case(case, mha_fwd=hopper_mha_fwd(grid_cap))
     assert why is None, why
+
+
+def _tail_split(tiles: int, grid: int, nwg: int = 3, rounds: int = 8) -> bool:
+    """hopper_fwd.cu's HOPPER_TAIL_SPLIT_D64 rule (non-causal, no window; at most HOPPER_TAIL_ROUNDS_D64 rounds): the
+    last round's tiles become pieces."""
+    return grid < tiles <= rounds * grid and nwg * (tiles % grid) <= grid and tiles % grid > 0
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _sm90(), reason="the hopper kernels need an sm_90a GPU (H100 / H200)")
+@pytest.mark.parametrize("suffix", ["", "_s4"])
+@pytest.mark.parametrize("dtype", ["bf16", "fp16"])
+@pytest.mark.parametrize("b, sq, sk, hq, hk, cap", [
+    (1, 1000, 1000, 2, 2, 11),    # 12 tiles on 11 CTAs: the last tile (rows 960..999) split, two of its pieces past sq
+    (1, 1152, 700, 2, 1, 11),     # whole tiles split; GQA; ragged keys
+    (2, 700, 1300, 8, 2, 21),     # 64 tiles on 21 CTAs: one split, its third piece past sq
+    (1, 2000, 513, 4, 4, 14),     # 44 tiles on 14: 2 split, one of them with a piece past sq
+])
+def test_hopper_d64_tail_split(monkeypatch, b, sq, sk, hq, hk, cap, dtype, suffix):
+    """HOPPER_TAIL_SPLIT_D64 (manifest ``tail_split``): a non-causal last round of few tiles goes out as 64-row pieces,
+    one warpgroup's rows each; grids chosen so the rule applies (checked here); out and LSE against the reference,
+    every row written (out starts NaN), for the d64 kernel and its ``_s4`` sibling."""
+    by = hopper.manifest("sm_90a")["by_name"]
+    name = hopper.variant_name(dtype, 64) + suffix
+    if name not in by or not by[name].get("tail_split"):
+        pytest.skip(f"the shipped cubin has no {name} with tail_split")
+    tiles = -(-sq // by[name]["block_m"]) * hq * b
+    assert _tail_split(tiles, cap, by[name]["block_m"] // 64, by[name]["tail_split_rounds"]), (tiles, cap)
+    monkeypatch.setitem(hopper.S4_SIBLING_D64, False, (0, 1 << 30) if suffix else (0, -1))
+    torch.manual_seed(sq + cap)
+    dt = torch.bfloat16 if dtype == "bf16" else torch.float16
+    q = torch.randn(b, sq, hq, 64, device="cuda", dtype=dt)
+    k = torch.randn(b, sk, hk, 64, device="cuda", dtype=dt)
+    v = torch.randn(b, sk, hk, 64, device="cuda", dtype=dt)
+    ref, ref_lse = attention_ref(q, k, v, causal=False)
+    ref_lse = torch.as_tensor(ref_lse, device=q.device)
+    for _ in range(2):      # back to back: the tile counter is reset for the next launch
+        out = torch.full_like(q, float("nan"))
+        _, lse = hopper_mha_fwd(cap)(q, k, v, out=out, causal=False)
+        torch.cuda.synchronize()
+        assert not torch.isnan(out).any(), "rows left unwritten"
+        assert rel_error(out, ref) <= sweep.ABS_TOL[dtype]
+        assert torch.allclose(lse.double(), ref_lse.double(), rtol=1e-3, atol=2e-3)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _sm90(), reason="the hopper kernels need an sm_90a GPU (H100 / H200)")
+@pytest.mark.parametrize("grid_cap", [None, 5])
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("b, sq, sk, hq, hk, dtype, window", [(2, 1000, 1000, 8, 2, "bf16", (-1, -1)),
+                                                              (1, 700, 300, 4, 1, "fp16", (-1, -1)),
+                                                              (2, 300, 900, 8, 8, "bf16", (-1, -1)),
+                                                              (1, 900, 900, 4, 2, "bf16", (200, 100))])
+def test_hopper_d64_s4_sibling(monkeypatch, b, sq, sk, hq, hk, dtype, window, causal, grid_cap):
+    """The d64 ``_s4`` sibling (4-deep K / V ring, hopper.S4_SIBLING_D64) on every problem: the rule widened to all
+    lengths, both causal flags; the plan's grid and a persistent grid of 5 CTAs; LSE; a sliding window."""
+    by = hopper.manifest("sm_90a")["by_name"]
+    if hopper.variant_name(dtype, 64) + "_s4" not in by:
+        pytest.skip("the shipped cubin has no d64 _s4 sibling")
+    monkeypatch.setitem(hopper.S4_SIBLING_D64, causal, (0, 1 << 30))
+    monkeypatch.setitem(hopper.STATIC_SIBLING_CAUSAL, 64, (0, -1, 0))
+    feature = {(True, True): "causal+window", (True, False): "causal+lse", (False, True): "window",
+               (False, False): "none"}[(causal, window[0] >= 0)]
+    case = dict(b=b, sq=sq, sk=sk, hq=hq, hk=hk, d=64, dv=64, dtype=dtype, feature=feature, window=window,
+                seed=1700 + sq)
+    why = sweep.check_case(case, mha_fwd=hopper_mha_fwd(grid_cap))
+    assert why is None, why

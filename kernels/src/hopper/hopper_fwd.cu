@@ -215,6 +215,29 @@
 #ifndef HOPPER_SOFTCAP_SIBLINGS
 #define HOPPER_SOFTCAP_SIBLINGS 1
 #endif
+// 1: also build hopper_fwd_<dtype>_d64_s4 (when the d64 kernels load with TMA): the d64 kernel with a 4-deep K / V
+// ring (HOPPER_S4_STAGES_D64) instead of HOPPER_STAGES_D64; the planner runs it where it measured faster
+// (hopper.S4_SIBLING_D64; manifest "stages" 4)
+#ifndef HOPPER_S4_D64
+#define HOPPER_S4_D64 1
+#endif
+#ifndef HOPPER_S4_STAGES_D64
+#define HOPPER_S4_STAGES_D64 4
+#endif
+// 1: the d64 kernels with the dynamic schedule and per-warpgroup key blocks (HOPPER_WG_SKIP_D64; not the _static /
+// _softcap siblings) split a non-causal problem's last round into pieces of 64 rows when its tiles fill at most
+// 1 / NWG of the grid (tiles % grid <= grid / NWG): each of those tiles becomes NWG pieces, one per warpgroup, in
+// which that warpgroup computes every key block and stores its rows, the others compute one block and store
+// nothing (fwd_body: TSPLIT); a piece whose rows all lie past seqlen_q loads and computes nothing.  No sliding window.
+// Only with at most HOPPER_TAIL_ROUNDS_D64 rounds of tiles (tiles <= that * grid): the gain is at most the part of a
+// round a piece saves, so it shrinks with the rounds (measured, issue11h call 1: 1.08-1.11x at 3.2 rounds, 1.20-1.23x
+// at 1.3, 0.94-1.02x at 21.3 rounds, within that run's noise)
+#ifndef HOPPER_TAIL_SPLIT_D64
+#define HOPPER_TAIL_SPLIT_D64 1
+#endif
+#ifndef HOPPER_TAIL_ROUNDS_D64
+#define HOPPER_TAIL_ROUNDS_D64 8
+#endif
 static_assert(128 * (168 - HOPPER_REGS_PRODUCER_2WG) >= 256 * (HOPPER_REGS_CONSUMER_2WG - 168),
               "setmaxnreg: the consumers would wait for registers the producer never gives back");
 
@@ -535,6 +558,17 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     // which the consumers at 160 registers need to stay clear of spills)
     constexpr bool DYN_ALL = DYN && D == 64;
     const bool dyn = DYN && (DYN_ALL || a.causal);
+    // HOPPER_TAIL_SPLIT_D64: work items [0, tail_big) are tiles t, then NWG pieces of each of the last tail_rem tiles
+    constexpr bool TSPLIT = HOPPER_TAIL_SPLIT_D64 && HOPPER_WG_SKIP_D64 && DYN_ALL && !SOFTCAP;
+    const int tail_rem = TSPLIT && !a.causal && win_left < 0 && win_right < 0 && num_tiles > (int)gridDim.x &&
+                                 num_tiles <= HOPPER_TAIL_ROUNDS_D64 * (int)gridDim.x &&
+                                 NWG * (num_tiles % (int)gridDim.x) <= (int)gridDim.x
+                             ? num_tiles % (int)gridDim.x : 0;
+    const int tail_big = num_tiles - tail_rem, num_items = num_tiles + (NWG - 1) * tail_rem;
+    // item t -> its tile; the warpgroup whose rows a piece holds (-1: a whole tile); a piece with no row below sq
+    auto tail_tile = [&](int t) { return t < tail_big ? t : tail_big + (t - tail_big) / NWG; };
+    auto tail_wg = [&](int t) { return t < tail_big ? -1 : (t - tail_big) % NWG; };
+    auto tail_dead = [&](int t, int m_block) { return tail_wg(t) >= 0 && m_block * BM + tail_wg(t) * 64 >= sq; };
     // hs: (batch, head) pairs per section (per_m: one section, heavy-first over every head).
     // Sections only where tiles are dealt dynamically (this schedule, or one CTA per tile): the
     // snake of a static persistent grid balances only over one heavy-first run (measured: d64 16k
@@ -554,6 +588,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         }
     }
     auto decode = [&](int t, int& m_block, int& h, int& b) {
+        if constexpr (TSPLIT) t = tail_tile(t);
         if (a.causal) {
             const int sec_tiles = hs * a.m_blocks;
             const int sec = t / sec_tiles;
@@ -667,7 +702,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             int t = dyn ? (r == 0 ? (int)blockIdx.x : (int)gridDim.x + atomicAdd(counter, 1)) : tile_of(r);
             if (dyn) {
                 // every tile index (and -1 at the end) goes to the consumers through the Q slot
-                if (t >= num_tiles) t = -1;
+                if (t >= (TSPLIT ? num_items : num_tiles)) t = -1;
                 mbar_wait(q_empty(qs), q_phase ^ 1);
                 asm volatile("st.shared.u32 [%0], %1;" ::"r"(tile_slot(qs)), "r"(t) : "memory");
                 if (t < 0) {
@@ -685,6 +720,11 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             int m_block, h, b;
             decode(t, m_block, h, b);
             const int n_max = key_blocks(m_block * BM), n_min = key_blocks_lo(m_block * BM);
+            if (TSPLIT && tail_dead(t, m_block)) {   // a piece past seqlen_q: release the slot's consumers at once
+                mbar_arrive(q_full(qs));
+                if (++qs == QS) { qs = 0; q_phase ^= 1; }
+                continue;
+            }
             if (n_max <= n_min) {
                 if (dyn) {   // nothing to load: release the slot's consumers at once
                     mbar_arrive(q_full(qs));
@@ -770,6 +810,11 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             int m_block, h, b;
             decode(t, m_block, h, b);
             const int m0 = m_block * BM;
+            if (TSPLIT && tail_dead(t, m_block)) {   // a piece past seqlen_q (HOPPER_TAIL_SPLIT_D64): hand the slot back
+                if (lane == 0) mbar_arrive(q_empty(qs));
+                if (++qs == QS) { qs = 0; q_phase ^= 1; }
+                continue;
+            }
             if constexpr (DECODE_ONCE) {
                 cur_m = m_block;
             }
@@ -964,6 +1009,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         // never below the tile's first block (a sliding window's n_min): every warpgroup takes the same turns
         const int n_min = key_blocks_lo(m_block * BM);
         nw = max(wg_blocks(m_block, n_all), n_min + 1);
+        if (TSPLIT && tail_wg(t) >= 0 && tail_wg(t) != wg) nw = n_min + 1;   // another warpgroup's piece: one block
         for (int i = n_all - nw; i > 0; --i) {
             sched_sync();
             sched_arrive();
@@ -1078,6 +1124,15 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         wgmma_wait<0>();
         reg_fence(o);
         if (lane == 0) mbar_arrive(v_empty(vst));
+        if constexpr (TSPLIT) {   // another warpgroup's piece (HOPPER_TAIL_SPLIT_D64): nothing of this one's to store
+            static_assert(!TSPLIT || WG_SKIP, "HOPPER_TAIL_SPLIT_D64 needs HOPPER_WG_SKIP_D64's per-warpgroup key blocks");
+            if (tail_wg(t) >= 0 && tail_wg(t) != wg) {
+                t = next_tile();
+                if (t < 0) break;
+                first_qk();
+                continue;
+            }
+        }
 
         // ---------------- epilogue: O / l, LSE
         l0 += __shfl_xor_sync(0xffffffffu, l0, 1);
@@ -1215,6 +1270,10 @@ HOPPER_KERNEL(hopper_fwd_fp16_d128_bn176, Fp16, 128, 176, HOPPER_STAGES_D128, 2,
 #endif
 HOPPER_KERNEL(hopper_fwd_bf16_d64, Bf16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_D64, HOPPER_Q_STAGES, HOPPER_TMA_D64)
 HOPPER_KERNEL(hopper_fwd_fp16_d64, Fp16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_D64, HOPPER_Q_STAGES, HOPPER_TMA_D64)
+#if HOPPER_S4_D64 && HOPPER_TMA_D64
+HOPPER_KERNEL(hopper_fwd_bf16_d64_s4, Bf16, 64, 128, HOPPER_S4_STAGES_D64, HOPPER_NWG_D64, HOPPER_Q_STAGES, true)
+HOPPER_KERNEL(hopper_fwd_fp16_d64_s4, Fp16, 64, 128, HOPPER_S4_STAGES_D64, HOPPER_NWG_D64, HOPPER_Q_STAGES, true)
+#endif
 #if HOPPER_STATIC_SIBLINGS && HOPPER_DYN_CAUSAL
 // the _static siblings of the kernels with the dynamic schedule: the same tile on the static schedule (the planner
 // runs them on the causal problems hopper.STATIC_SIBLING_CAUSAL names)

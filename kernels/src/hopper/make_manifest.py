@@ -32,7 +32,11 @@ tensor map as ``epi_tma_d128``'s; recorded as ``epilogue_tma``; default 0), ``de
 consumers, not the ``_static`` / ``_softcap`` siblings, decode a tile's row block once, HOPPER_DECODE_ONCE_D64; recorded as
 ``decode_once``; default 0).
 ``hopper_fwd_<dtype>_d<D>_softcap`` kernels (HOPPER_SOFTCAP_SIBLINGS) are each head dim's main kernel with softcap
-scores (recorded as ``softcap``; every other fact as the main kernel's).  ``hopper_fwd_<dtype>_d96_dyn`` kernels (HOPPER_DYN_D96) are
+scores (recorded as ``softcap``; every other fact as the main kernel's).  ``hopper_fwd_<dtype>_d64_s4`` kernels (HOPPER_S4_D64) are the d64 kernel (TMA) with ``s4_stages_d64`` (default 4)
+K / V stages, recorded as ``stages``; every other fact as the d64 kernel's.  ``tail_split_d64`` (0 / 1: the d64 kernels
+with ``wg_skip`` and ``dynamic_causal`` split a non-causal last round of few tiles into 64-row pieces,
+HOPPER_TAIL_SPLIT_D64; recorded as ``tail_split``), ``tail_rounds_d64`` (HOPPER_TAIL_ROUNDS_D64, default 8: only problems
+of at most that many rounds of tiles; recorded as ``tail_split_rounds``).  ``hopper_fwd_<dtype>_d96_dyn`` kernels (HOPPER_DYN_D96) are
 the d96 tile with the dynamic causal schedule; their name says so.  ``hopper_fwd_<dtype>_d{64,128}_static``
 kernels (HOPPER_STATIC_SIBLINGS) are the tile of a dynamic kernel on the static schedule (TMA, no
 ``dynamic_causal``).
@@ -69,7 +73,7 @@ from pyhipattn.codeobj.limits import resource_report  # noqa: E402
 from pyhipattn.kernargs import check_layout, layout_from_header  # noqa: E402
 
 HEADER = "kernels/src/hopper/hopper_args.h"
-FWD = re.compile(r"hopper_fwd_(bf16|fp16)_d(\d+)(_bn176|_dyn|_static)?(_softcap)?$")
+FWD = re.compile(r"hopper_fwd_(bf16|fp16)_d(\d+)(_bn176|_dyn|_static|_s4)?(_softcap)?$")
 #: the ``_bn176`` kernels (HOPPER_BN176_D128): key block 176, one Q buffer, TMA, whatever the options
 BN176 = {"block_n": 176, "q_stages": 1, "tma": True}
 
@@ -95,7 +99,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
                          "dyn_causal", "dyn_d64", "l2_section_kb", "l2_section_mode",
                          "epi_smem_d128", "epi_smem_d64", "epi_v4_d128",
                          "epi_tma_d128", "rescale_in_turn_d128", "rescale_vote_d128", "desc_add_d128", "decode_once_d128", "wg_skip_d64",
-                         "window", "epi_tma_d64", "decode_once_d64"}
+                         "window", "epi_tma_d64", "decode_once_d64", "s4_stages_d64", "tail_split_d64", "tail_rounds_d64"}
     if unknown:
         raise SystemExit(f"make_manifest: unknown option(s) {sorted(unknown)}")
     qs = {64: int(q_stages), 96: 2, 128: int(kv.get("q_stages_d128", q_stages)), 256: 1}
@@ -131,7 +135,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
         m = FWD.match(name)
         if not m:
             raise SystemExit(f"make_manifest: kernel {name} does not follow "
-                             "hopper_fwd_<dtype>_d<D>[_bn176|_dyn|_static][_softcap]")
+                             "hopper_fwd_<dtype>_d<D>[_bn176|_dyn|_static|_s4][_softcap]")
         k = co.kernels[name]
         d = int(m[2])
         bm, bn, q_bufs, uses_tma = 64 * nwg[d], block_n[d], qs[d], tma[d]
@@ -139,13 +143,16 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
             bn, q_bufs, uses_tma = BN176["block_n"], BN176["q_stages"], BN176["tma"]
         if m[3] == "_static":   # HOPPER_STATIC_SIBLINGS: built only from kernels with the dynamic schedule, all TMA
             uses_tma = True
+        kstages = stages[d]
+        if m[3] == "_s4":       # HOPPER_S4_D64: the d64 kernel (TMA) with a deeper K / V ring
+            uses_tma, kstages = True, int(kv.get("s4_stages_d64", "4"))
         # hopper_fwd.cu's EPI
         epi_mode = {128: int(epi_smem_d128), 64: epi_smem_d64}.get(d, 0) if uses_tma and bn == 128 and q_bufs == 2 else 0
         epi = epi_mode != 0
         epi_tma = epi and d == 128 and epi_mode == 1 and kv.get("epi_tma_d128", "0") == "1"   # hopper_fwd.cu's EPI_TMA
-        epi_tma = epi_tma or (epi and d == 64 and epi_mode == 2 and not m[3] and not m[4]
-                              and kv.get("epi_tma_d64", "0") == "1")   # EPI_TMA64
-        shared = shared_bytes(bm, bn, d, stages[d], q_bufs, uses_tma, epi, 4 if epi_tma else 3)
+        epi_tma = epi_tma or (epi and d == 64 and epi_mode == 2 and m[3] in (None, "_s4") and not m[4]
+                              and kv.get("epi_tma_d64", "0") == "1")   # EPI_TMA64 (the _s4 sibling is the d64 kernel's code)
+        shared = shared_bytes(bm, bn, d, kstages, q_bufs, uses_tma, epi, 4 if epi_tma else 3)
         try:
             check_layout(lay, k)
         except ValueError as e:
@@ -157,7 +164,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
             problems.append(f"{name}: no HGMMA in its SASS")
         objects.append({
             "name": f"fwd_{m[1]}_d{d}{m[3] or ''}{m[4] or ''}", "file": fname, "kernel": name, "role": "fwd", "struct": "hopper_fwd_args",
-            "dtype": m[1], "head_dim": d, "block_m": bm, "block_n": bn, "stages": stages[d], "q_stages": q_bufs,
+            "dtype": m[1], "head_dim": d, "block_m": bm, "block_n": bn, "stages": kstages, "q_stages": q_bufs,
             "threads": 128 * (nwg[d] + 1), "shared": shared, "registers": k.registers,
         })
         if d in compute:
@@ -175,7 +182,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
             objects[-1]["rescale_vote"] = False
         if d == 128 and kv.get("desc_add_d128", "0") == "1":
             objects[-1]["desc_add"] = True
-        if d == 64 and not m[3] and not m[4] and kv.get("decode_once_d64", "0") == "1":
+        if d == 64 and m[3] in (None, "_s4") and not m[4] and kv.get("decode_once_d64", "0") == "1":
             objects[-1]["decode_once"] = True
         if d == 128 and kv.get("decode_once_d128", "0") == "1":
             objects[-1]["decode_once"] = True
@@ -193,6 +200,9 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
             objects[-1]["epilogue_v4"] = True
         if d == 64 and uses_tma and m[3] != "_static" and not m[4] and kv.get("wg_skip_d64", "0") == "1":   # hopper_fwd.cu's WG_SKIP
             objects[-1]["wg_skip"] = True
+            if dyn and kv.get("tail_split_d64", "0") == "1":   # hopper_fwd.cu's TSPLIT
+                objects[-1]["tail_split"] = True
+                objects[-1]["tail_split_rounds"] = int(kv.get("tail_rounds_d64", "8"))
         if kv.get("window", "0") == "1":
             objects[-1]["window"] = True
         if m[4]:
