@@ -46,6 +46,7 @@ L2_SECTION_KB=${L2_SECTION_KB:-16384}   # causal tile order: sections of heads w
 STATIC_SIBLINGS=${STATIC_SIBLINGS:-1}  # 1: also the _static siblings of the dynamic kernels (d128; d64 with DYN_D64=1)
 WINDOW=${WINDOW:-1}             # 1: every kernel takes sliding windows (hopper_fwd_args.window_left / window_right; 0 before issue11g)
 SOFTCAP_SIBLINGS=${SOFTCAP_SIBLINGS:-1}   # 1: also the hopper_fwd_<dtype>_d<D>_softcap kernels (softcap > 0; none before issue11g)
+VARLEN_SIBLINGS=${VARLEN_SIBLINGS:-1}     # 1: also the hopper_fwd_<dtype>_d<D>[_softcap]_varlen kernels (cu_seqlens; none before issue11h)
 L2_SECTION_MODE=${L2_SECTION_MODE:-1}   # 0: per (batch, q head) pair (+1 KiB each); 1: whole KV groups, even sections; 2: whole KV groups
 dest=${OUT:-kernels/co/sm_90a}
 # -gencode (not -arch=sm_90a): wgmma / setmaxnreg need the sm_90a target alone.
@@ -60,7 +61,7 @@ flags+=(-DHOPPER_DYN_CAUSAL="$DYN_CAUSAL" -DHOPPER_L2_SECTION_KB="$L2_SECTION_KB
         -DHOPPER_EPI_SMEM_D128="$EPI_SMEM_D128" -DHOPPER_EPI_SMEM_D64="$EPI_SMEM_D64" -DHOPPER_EPI_V4_D128="$EPI_V4_D128")
 flags+=(-DHOPPER_EPI_TMA_D128="$EPI_TMA_D128" -DHOPPER_RESCALE_IN_TURN_D128="$RESCALE_IN_TURN_D128"
         -DHOPPER_RESCALE_VOTE_D128="$RESCALE_VOTE_D128" -DHOPPER_DESC_ADD_D128="$DESC_ADD_D128" -DHOPPER_WG_SKIP_D64="$WG_SKIP_D64"
-        -DHOPPER_WINDOW="$WINDOW" -DHOPPER_SOFTCAP_SIBLINGS="$SOFTCAP_SIBLINGS")
+        -DHOPPER_WINDOW="$WINDOW" -DHOPPER_SOFTCAP_SIBLINGS="$SOFTCAP_SIBLINGS" -DHOPPER_VARLEN_SIBLINGS="$VARLEN_SIBLINGS")
 python3 "$src/gen_wgmma.py"
 git diff --quiet -- "$src/wgmma_ops.h" 2>/dev/null || echo "hopper.sh: note: $src/wgmma_ops.h changed when regenerated" >&2
 tmp=$(mktemp -d)
@@ -81,4 +82,4 @@ python3 "$src/make_manifest.py" sm_90a "$dest" "$STAGES_D64" "$STAGES_D128" "$NW
   "epi_smem_d128=$EPI_SMEM_D128" "epi_smem_d64=$EPI_SMEM_D64" "epi_v4_d128=$EPI_V4_D128" \
   "epi_tma_d128=$EPI_TMA_D128" "rescale_in_turn_d128=$RESCALE_IN_TURN_D128" "rescale_vote_d128=$RESCALE_VOTE_D128" "desc_add_d128=$DESC_ADD_D128" \
   "wg_skip_d64=$WG_SKIP_D64" "window=$WINDOW"
-echo "hopper: $dest/hopper_fwd.cubin ($(stat -c %s "$dest/hopper_fwd.cubin") bytes), stages d64 $STAGES_D64 d128 $STAGES_D128, d64 warpgroups $NWG_D64, Q buffers $Q_STAGES (d128 $Q_STAGES_D128), TMA d64 $TMA_D64 d128 $TMA_D128, BN d128 $BN_D128 (+176 kernels: $BN176_D128), setmaxnreg $REGS_2WG, BN d256 $BN_D256, d96 compute $D96_COMPUTE, dynamic causal $DYN_CAUSAL (d64 $DYN_D64, static siblings $STATIC_SIBLINGS), L2 sections $L2_SECTION_KB KiB (mode $L2_SECTION_MODE), d128 O through shared memory $EPI_SMEM_D128, d64 $EPI_SMEM_D64 (d128 st.global.v4 $EPI_V4_D128, TMA store $EPI_TMA_D128), d128 rescale in turn $RESCALE_IN_TURN_D128 vote $RESCALE_VOTE_D128, descriptors by add $DESC_ADD_D128, d64 per-warpgroup key blocks $WG_SKIP_D64, windows $WINDOW, softcap siblings $SOFTCAP_SIBLINGS"
+echo "hopper: $dest/hopper_fwd.cubin ($(stat -c %s "$dest/hopper_fwd.cubin") bytes), stages d64 $STAGES_D64 d128 $STAGES_D128, d64 warpgroups $NWG_D64, Q buffers $Q_STAGES (d128 $Q_STAGES_D128), TMA d64 $TMA_D64 d128 $TMA_D128, BN d128 $BN_D128 (+176 kernels: $BN176_D128), setmaxnreg $REGS_2WG, BN d256 $BN_D256, d96 compute $D96_COMPUTE, dynamic causal $DYN_CAUSAL (d64 $DYN_D64, static siblings $STATIC_SIBLINGS), L2 sections $L2_SECTION_KB KiB (mode $L2_SECTION_MODE), d128 O through shared memory $EPI_SMEM_D128, d64 $EPI_SMEM_D64 (d128 st.global.v4 $EPI_V4_D128, TMA store $EPI_TMA_D128), d128 rescale in turn $RESCALE_IN_TURN_D128 vote $RESCALE_VOTE_D128, descriptors by add $DESC_ADD_D128, d64 per-warpgroup key blocks $WG_SKIP_D64, windows $WINDOW, softcap siblings $SOFTCAP_SIBLINGS, varlen siblings $VARLEN_SIBLINGS"

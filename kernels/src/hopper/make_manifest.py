@@ -24,6 +24,8 @@ the d128 kernels with that buffer store it with TMA, through a fourth tensor map
 each consumer warpgroup of the d64 TMA kernels, not the ``_static`` / ``_softcap`` siblings, computes only the key blocks its own rows
 see, HOPPER_WG_SKIP_D64; recorded as ``wg_skip``), ``window`` (0 / 1:
 the kernels take hopper_fwd_args' sliding window, HOPPER_WINDOW; recorded as ``window`` on every kernel).
+``hopper_fwd_<dtype>_d<D>[_softcap]_varlen`` kernels (HOPPER_VARLEN_SIBLINGS) are the main / ``_softcap`` kernel over
+packed sequences (cu_seqlens; recorded as ``varlen``; O stored with row stores, never ``epilogue_tma``).
 ``hopper_fwd_<dtype>_d<D>_softcap`` kernels (HOPPER_SOFTCAP_SIBLINGS) are each head dim's main kernel with softcap
 scores (recorded as ``softcap``; every other fact as the main kernel's).  ``hopper_fwd_<dtype>_d96_dyn`` kernels (HOPPER_DYN_D96) are
 the d96 tile with the dynamic causal schedule; their name says so.  ``hopper_fwd_<dtype>_d{64,128}_static``
@@ -62,7 +64,7 @@ from pyhipattn.codeobj.limits import resource_report  # noqa: E402
 from pyhipattn.kernargs import check_layout, layout_from_header  # noqa: E402
 
 HEADER = "kernels/src/hopper/hopper_args.h"
-FWD = re.compile(r"hopper_fwd_(bf16|fp16)_d(\d+)(_bn176|_dyn|_static)?(_softcap)?$")
+FWD = re.compile(r"hopper_fwd_(bf16|fp16)_d(\d+)(_bn176|_dyn|_static)?(_softcap)?(_varlen)?$")
 #: the ``_bn176`` kernels (HOPPER_BN176_D128): key block 176, one Q buffer, TMA, whatever the options
 BN176 = {"block_n": 176, "q_stages": 1, "tma": True}
 
@@ -124,7 +126,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
         m = FWD.match(name)
         if not m:
             raise SystemExit(f"make_manifest: kernel {name} does not follow "
-                             "hopper_fwd_<dtype>_d<D>[_bn176|_dyn|_static][_softcap]")
+                             "hopper_fwd_<dtype>_d<D>[_bn176|_dyn|_static][_softcap][_varlen]")
         k = co.kernels[name]
         d = int(m[2])
         bm, bn, q_bufs, uses_tma = 64 * nwg[d], block_n[d], qs[d], tma[d]
@@ -136,6 +138,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
         epi_mode = {128: int(epi_smem_d128), 64: epi_smem_d64}.get(d, 0) if uses_tma and bn == 128 and q_bufs == 2 else 0
         epi = epi_mode != 0
         epi_tma = epi and d == 128 and epi_mode == 1 and kv.get("epi_tma_d128", "0") == "1"   # hopper_fwd.cu's EPI_TMA
+        epi_tma = epi_tma and not m[5]   # the _varlen siblings store O with row stores (clipped at the sequence's end)
         shared = shared_bytes(bm, bn, d, stages[d], q_bufs, uses_tma, epi, 4 if epi_tma else 3)
         try:
             check_layout(lay, k)
@@ -147,7 +150,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
         if ops is not None and not any(op.upper().startswith("HGMMA") for op in ops.get(name, {})):
             problems.append(f"{name}: no HGMMA in its SASS")
         objects.append({
-            "name": f"fwd_{m[1]}_d{d}{m[3] or ''}{m[4] or ''}", "file": fname, "kernel": name, "role": "fwd", "struct": "hopper_fwd_args",
+            "name": f"fwd_{m[1]}_d{d}{m[3] or ''}{m[4] or ''}{m[5] or ''}", "file": fname, "kernel": name, "role": "fwd", "struct": "hopper_fwd_args",
             "dtype": m[1], "head_dim": d, "block_m": bm, "block_n": bn, "stages": stages[d], "q_stages": q_bufs,
             "threads": 128 * (nwg[d] + 1), "shared": shared, "registers": k.registers,
         })
@@ -184,6 +187,8 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
             objects[-1]["window"] = True
         if m[4]:
             objects[-1]["softcap"] = True
+        if m[5]:
+            objects[-1]["varlen"] = True
         if nwg[d] == 2 and (dyn or regs != "40/232"):
             objects[-1]["setmaxnreg"] = ("40/232" if kv.get("window", "0") == "1" else "32/232") if dyn else regs
     if problems:
