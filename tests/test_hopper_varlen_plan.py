@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from pyhipattn import percall
 from pyhipattn.api import plan_mha_fwd
 from pyhipattn.families import hopper
 from pyhipattn.families.base import Problem
@@ -107,16 +108,28 @@ def test_a_cubin_without_varlen_kernels_refuses_varlen(monkeypatch):
     assert why is not None and "_varlen" in why
 
 
-@pytest.mark.parametrize("d, causal, maxlen, family", [
-    (128, False, 4096, "hopper"), (128, True, 4096, "hopper"), (64, False, 4096, "hopper"), (64, True, 4096, "hopper"),
-    (128, False, 300, "portable"), (64, True, 1024, "portable"),
-])
-def test_varlen_dispatch_follows_the_rule(d, causal, maxlen, family):
-    dec = plan_mha_fwd((20000, 8, d), (20000, 8, d), (20000, 8, d), dtype="bf16", arch="sm_90a", cu_seqlens_len=17,
-                       max_seqlen_q=maxlen, max_seqlen_k=maxlen, causal=causal, explain=True)
-    assert dec.family == family, dec.refused
-    if family == "hopper":
+@pytest.mark.parametrize("d, causal, maxlen", [(128, False, 4096), (128, True, 4096), (64, False, 4096),
+                                               (64, True, 4096), (128, False, 300), (96, True, 2048), (256, False, 2048)])
+def test_varlen_dispatch_follows_the_rule(monkeypatch, d, causal, maxlen):
+    """Hopper where :data:`hopper.VARLEN_PREFERRED` (and :data:`hopper.PREFERRED`) cover the longest sequence; portable
+    elsewhere, and everywhere while the rule is empty (the shipped state until the kernels are timed on a GPU)."""
+    def decide():
+        percall.decide.cache_clear()       # decisions are cached per problem
+        return plan_mha_fwd((20000, 8, d), (20000, 8, d), (20000, 8, d), dtype="bf16", arch="sm_90a",
+                            cu_seqlens_len=17, max_seqlen_q=maxlen, max_seqlen_k=maxlen, causal=causal, explain=True)
+
+    monkeypatch.setattr(hopper, "VARLEN_PREFERRED", {})
+    dec = decide()
+    assert dec.family == "portable" and "varlen" in dict(dec.refused)["hopper"]
+    monkeypatch.setattr(hopper, "VARLEN_PREFERRED", {(d, causal): (1024, 1 << 30)})
+    dec = decide()
+    lo, hi = hopper.PREFERRED[(d, causal)]
+    if 1024 <= maxlen and lo <= maxlen <= hi:
+        assert dec.family == "hopper", dec.refused
         assert [pl.kernel for pl in dec.plans] == [f"hopper_fwd_bf16_d{d}_varlen"]
+    else:
+        assert dec.family == "portable" and "seqlen" in dict(dec.refused)["hopper"]
+    percall.decide.cache_clear()
 
 
 def test_varlen_rule_names_only_built_head_dims():
@@ -124,8 +137,7 @@ def test_varlen_rule_names_only_built_head_dims():
     for d, causal in hopper.VARLEN_PREFERRED:
         why = hopper.preferred(vproblem(d=d, causal=causal, maxq=1 << 31, maxk=1 << 31))
         assert why is not None and "max_seqlen_q" in why
-    assert hopper.preferred(vproblem(d=128, causal=False, maxq=4096, maxk=4096)) is None
-    why = hopper.preferred(vproblem(d=128, causal=False, maxq=100, maxk=100))
+    why = hopper.preferred(vproblem(d=80, causal=False, maxq=4096, maxk=4096))
     assert why is not None and "varlen" in why
 
 
