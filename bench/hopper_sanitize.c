@@ -16,7 +16,10 @@
  * gets fp16 inputs, out and reference, every other one bf16).
  * Sliding windows (issue11g): every kernel also runs three window cases (causal with a left edge on a persistent
  * grid, (left, right) with sq < sk, (0, 0) with sq > sk: rows and tiles that see no key); a kernel whose name ends
- * in _softcap runs every case with softcap 5 (its args' softcap_log2, the reference's softcap * tanh(s / softcap)).  Exit 0 when every case is within 1e-2 relative
+ * in _softcap runs every case with softcap 5 (its args' softcap_log2, the reference's softcap * tanh(s / softcap)).
+ * Varlen (issue11h): a kernel whose name ends in _varlen (_softcap_varlen: with softcap 5) runs run_case_varlen's packed
+ * cases instead (ragged sequences, 0 query / 0 key tokens, causal, windows, a small persistent grid), its out checked
+ * also for writes outside the packed rows (guard rows either side).  Exit 0 when every case is within 1e-2 relative
  * Frobenius error and every LSE within 2e-3.  The driver is opened with dlopen (no CUDA
  * toolkit needed to build).
  */
@@ -108,7 +111,7 @@ static float randn(uint64_t* s) {
     return (float)(sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2));
 }
 
-#define MAX_KERNELS 16
+#define MAX_KERNELS 32
 static int g_bm[MAX_KERNELS] = {128, 128, 128}, g_threads[MAX_KERNELS] = {384, 384, 384};
 
 static int g_kind;   /* 0: d64, 1: d128, 2: d128_bn176, or the i-th KERNEL:... argument (block_m / threads of that kernel) */
@@ -216,6 +219,127 @@ static int run_case_w(CUfunction fn, int shared, int b, int sq, int sk, int hq, 
     return ok;
 }
 
+/* varlen (the _varlen kernels): n sequences of lens_q[i] queries / lens_k[i] keys packed into (total, heads, d) tensors;
+   out sits between guard rows (set to 0x7fff, NaN in both types) that must stay untouched; lse is (hq, total_q) */
+static int run_case_varlen(CUfunction fn, int shared, int n, const int* lens_q, const int* lens_k, int hq, int hk, int d,
+                           int causal, int grid_cap, int wl, int wr) {
+    const int bm = g_bm[g_kind], threads = g_threads[g_kind], G = 64;
+    int cq[17], ck[17], mq = 0, mk = 0;
+    cq[0] = ck[0] = 0;
+    for (int i = 0; i < n; ++i) {
+        cq[i + 1] = cq[i] + lens_q[i];
+        ck[i + 1] = ck[i] + lens_k[i];
+        if (lens_q[i] > mq) mq = lens_q[i];
+        if (lens_k[i] > mk) mk = lens_k[i];
+    }
+    const int tq = cq[n], tk = ck[n];
+    const size_t row = (size_t)hq * d, nq = (size_t)tq * row, nk = (size_t)tk * hk * d, no = nq + 2 * G * row;
+    uint16_t *q = malloc(nq * 2 + 2), *k = malloc(nk * 2 + 2), *v = malloc(nk * 2 + 2), *o = malloc(no * 2);
+    float* lse = malloc((size_t)hq * tq * 4 + 4);
+    uint64_t seed = 4321 + tq * 7 + tk * 13 + d;
+    for (size_t i = 0; i < nq; ++i) q[i] = to_elem(randn(&seed));
+    for (size_t i = 0; i < nk; ++i) k[i] = to_elem(randn(&seed));
+    for (size_t i = 0; i < nk; ++i) v[i] = to_elem(randn(&seed));
+    for (size_t i = 0; i < no; ++i) o[i] = 0x7fff;
+    CUdeviceptr dq, dk, dv, dout, dl, dcq, dck;
+    CK(cuMemAlloc(&dq, nq * 2 + 2)); CK(cuMemAlloc(&dk, nk * 2 + 2)); CK(cuMemAlloc(&dv, nk * 2 + 2));
+    CK(cuMemAlloc(&dout, no * 2)); CK(cuMemAlloc(&dl, (size_t)hq * tq * 4 + 4));
+    CK(cuMemAlloc(&dcq, 4 * (n + 1))); CK(cuMemAlloc(&dck, 4 * (n + 1)));
+    CK(cuMemcpyHtoD(dq, q, nq * 2 + 2)); CK(cuMemcpyHtoD(dk, k, nk * 2 + 2)); CK(cuMemcpyHtoD(dv, v, nk * 2 + 2));
+    CK(cuMemcpyHtoD(dout, o, no * 2));
+    CK(cuMemcpyHtoD(dcq, cq, 4 * (n + 1))); CK(cuMemcpyHtoD(dck, ck, 4 * (n + 1)));
+    struct hopper_fwd_args a;
+    memset(&a, 0, sizeof a);
+    a.q = dq; a.k = dk; a.v = dv; a.out = dout + G * row * 2; a.lse = dl;
+    a.q_seq_stride = hq * d; a.q_head_stride = d;
+    a.k_seq_stride = hk * d; a.k_head_stride = d; a.v_seq_stride = hk * d; a.v_head_stride = d;
+    a.o_seq_stride = hq * d; a.o_head_stride = d;
+    a.seqlen_q = mq; a.seqlen_k = mk; a.heads_q = hq; a.group = hq / hk; a.batch = n;
+    a.m_blocks = (mq + bm - 1) / bm; a.causal = causal;
+    a.total_q = tq; a.total_k = tk; a.cu_seqlens_q = dcq; a.cu_seqlens_k = dck;
+    const double scale = 1.0 / sqrt((double)d);
+    a.scale_log2 = (float)(scale * 1.4426950408889634);
+    a.window_left = wl;
+    a.window_right = wr;
+    if (g_softcap > 0) {
+        a.scale_log2 = (float)(g_softcap * 1.4426950408889634);
+        a.softcap_log2 = (float)(2 * 1.4426950408889634 * scale / g_softcap);
+    }
+    int tiles = a.m_blocks * hq * n;
+    unsigned grid = (unsigned)(tiles < grid_cap ? tiles : grid_cap);
+    CUdeviceptr dt;
+    int zeros[64] = {0}, after[64];
+    CK(cuMemAlloc(&dt, 256 + 128 + 512 * (size_t)grid));
+    CK(cuMemcpyHtoD(dt, zeros, sizeof zeros));
+    a.tmaps = dt + 256;
+    void* params[] = {&a};
+    CK(cuLaunchKernel(fn, grid, 1, 1, threads, 1, 1, (unsigned)shared, 0, params, 0));
+    CK(cuCtxSynchronize());
+    CK(cuMemcpyDtoH(after, dt, sizeof after));
+    int ok = !memcmp(after, zeros, sizeof zeros), guards = 1;
+    CK(cuMemcpyDtoH(o, dout, no * 2));
+    CK(cuMemcpyDtoH(lse, dl, (size_t)hq * tq * 4));
+    for (size_t i = 0; i < G * row; ++i) guards &= o[i] == 0x7fff && o[no - 1 - i] == 0x7fff;
+    const uint16_t* out = o + G * row;
+    double num = 0, den = 0, lerr = 0;
+    double* p = malloc(sizeof(double) * (mk + 1));
+    for (int s = 0; s < n; ++s) {
+        const int sq = lens_q[s], sk = lens_k[s];
+        for (int h = 0; h < hq; ++h)
+            for (int i = 0; i < sq; ++i) {
+                const uint16_t* qi = q + (size_t)(cq[s] + i) * row + (size_t)h * d;
+                double m = -INFINITY, l = 0;
+                for (int j = 0; j < sk; ++j) {
+                    p[j] = -INFINITY;
+                    if (causal && j > i + sk - sq) continue;
+                    if (wr >= 0 && j > i + sk - sq + wr) continue;
+                    if (wl >= 0 && j < i + sk - sq - wl) continue;
+                    const uint16_t* kj = k + ((size_t)(ck[s] + j) * hk + h / (hq / hk)) * d;
+                    double x = 0;
+                    for (int c = 0; c < d; ++c) x += (double)from_elem(qi[c]) * from_elem(kj[c]);
+                    p[j] = x * scale;
+                    if (g_softcap > 0) p[j] = g_softcap * tanh(p[j] / g_softcap);
+                    if (p[j] > m) m = p[j];
+                }
+                for (int j = 0; j < sk; ++j) l += p[j] == -INFINITY ? 0 : exp(p[j] - m);
+                const double ref_lse = l > 0 ? m + log(l) : -INFINITY;
+                const float got_lse = lse[(size_t)h * tq + cq[s] + i];
+                if (isinf(ref_lse) != isinf((double)got_lse) || isnan(got_lse) || (!isinf(ref_lse) && fabs(got_lse - ref_lse) > lerr))
+                    lerr = isinf(ref_lse) != isinf((double)got_lse) || isnan(got_lse) ? INFINITY : fabs(got_lse - ref_lse);
+                for (int c = 0; c < d; ++c) {
+                    double acc = 0;
+                    for (int j = 0; j < sk && l > 0; ++j)
+                        if (p[j] != -INFINITY)
+                            acc += exp(p[j] - m) / l * from_elem(v[((size_t)(ck[s] + j) * hk + h / (hq / hk)) * d + c]);
+                    const double got = from_elem(out[(size_t)(cq[s] + i) * row + (size_t)h * d + c]);
+                    num += isnan(got) ? INFINITY : (got - acc) * (got - acc);
+                    den += acc * acc;
+                }
+            }
+    }
+    const double err = sqrt(num / (den > 0 ? den : 1));
+    ok = ok && guards && err <= 1e-2 && lerr <= 2e-3;
+    printf("%s %s varlen n%d total %d x %d (max %d / %d) h%d/%d d%d bm%d causal=%d window=(%d,%d) softcap=%g grid=%u: rel err %.2e, "
+           "lse err %.2e%s%s\n", ok ? "ok  " : "FAIL", g_fp16 ? "fp16" : "bf16", n, tq, tk, mq, mk, hq, hk, d, bm, causal, wl, wr,
+           g_softcap, grid, err, lerr, guards ? "" : ", guard rows of out written", !memcmp(after, zeros, sizeof zeros) ? "" : ", counters not reset");
+    CK(cuMemFree(dq)); CK(cuMemFree(dk)); CK(cuMemFree(dv)); CK(cuMemFree(dout)); CK(cuMemFree(dl)); CK(cuMemFree(dt));
+    CK(cuMemFree(dcq)); CK(cuMemFree(dck));
+    free(q); free(k); free(v); free(o); free(lse); free(p);
+    return ok;
+}
+
+static int run_varlen_cases(CUfunction fn, int shared, int d) {
+    static const int q1[] = {200, 0, 129, 1, 333, 64}, k1[] = {300, 5, 0, 260, 333, 64};
+    static const int q2[] = {500, 70, 0, 257}, k2[] = {150, 33, 9, 600};
+    int bad = 0;
+    bad += !run_case_varlen(fn, shared, 6, q1, k1, 4, 2, d, 1, 1 << 30, -1, 0);
+    bad += !run_case_varlen(fn, shared, 6, q1, k1, 4, 1, d, 0, 3, -1, -1);
+    bad += !run_case_varlen(fn, shared, 4, q2, k2, 4, 2, d, 1, 5, -1, 0);
+    bad += !run_case_varlen(fn, shared, 4, q2, k2, 2, 2, d, 1, 5, 100, 0);
+    bad += !run_case_varlen(fn, shared, 4, q2, k2, 2, 2, d, 0, 1 << 30, 64, 32);
+    return bad;
+}
+
 int main(int argc, char** argv) {
     if (argc == 2 && !strcmp(argv[1], "--convert")) {   /* float32 in on stdin -> (bf16, fp16) bits out: tests/test_hopper_sanitize_harness.py */
         float f;
@@ -291,6 +415,11 @@ int main(int argc, char** argv) {
         const size_t len = strlen(names[i]);
         g_fp16 = strstr(names[i], "_fp16_") != NULL;
         g_softcap = len > 8 && !strcmp(names[i] + len - 8, "_softcap") ? 5.0 : 0.0;
+        if (len > 7 && !strcmp(names[i] + len - 7, "_varlen")) {   /* packed sequences: run_case_varlen's cases only */
+            g_softcap = strstr(names[i], "_softcap_varlen") ? 5.0 : 0.0;
+            bad += run_varlen_cases(fn, shared[i], d);
+            continue;
+        }
         bad += !run_case(fn, shared[i], 2, 200, 300, 4, 2, d, 1, 1 << 30);
         bad += !run_case(fn, shared[i], 1, 300, 130, 4, 1, d, 0, 3);
         bad += !run_case(fn, shared[i], 1, 70, 33, 2, 2, d, 1, 1 << 30);

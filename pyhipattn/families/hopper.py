@@ -28,7 +28,9 @@ any sequence lengths (ragged tails masked); BSHD strides in multiples of 8 eleme
 copies: q / k / v / out must also be 16-byte aligned, which the planner cannot see); with TMA
 (d96, d128, d256) positive q / k / v strides below 2^39 elements on every axis longer than 1, and out's too for the
 d128 kernels that store O with TMA (manifest ``epilogue_tma``; :func:`tma_refusal`).
-Not: sinks / ALiBi / KV caches, varlen, split-K; those go to the portable family.  Dispatch picks this family only where it measured faster than portable on
+varlen (cu_seqlens, packed (total, heads, d) tensors, LSE (heads_q, total_q)) in the ``_varlen`` siblings (manifest
+``varlen``: the main / ``_softcap`` kernel of each head dim over packed sequences; issue11h).
+Not: sinks / ALiBi / KV caches, split-K; those go to the portable family.  Dispatch picks this family only where it measured faster than portable on
 the H100 (:func:`preferred`); :func:`gate` with ``force=True`` accepts every problem the
 kernels can run (tests).
 """
@@ -86,8 +88,6 @@ def check_problem(p: Problem) -> str | None:
     if p.head_dim != p.head_dim_v or p.head_dim not in HEAD_DIMS:
         return (f"head_dim {p.head_dim} / head_dim_v {p.head_dim_v}: the hopper kernels are built for "
                 f"head_dim == head_dim_v in {HEAD_DIMS}")
-    if p.varlen:
-        return "varlen (cu_seqlens) is not supported by the hopper kernels"
     if p.has_window and max(p.seqlen_q, p.seqlen_k) >= _WINDOW_SEQ_LIMIT:
         return (f"sliding window {p.window} with seqlen_q {p.seqlen_q} / seqlen_k {p.seqlen_k}: the hopper kernels "
                 f"take windows on sequences below 2^29 (their int32 window arithmetic)")
@@ -169,11 +169,13 @@ def tma_refusal(p: Problem, store: bool = False) -> str | None:
     """Why kernels that load q / k / v with TMA (``store``: and store out with TMA, manifest ``epilogue_tma``)
     cannot run ``p`` (a tensor map needs a positive stride below 2^39 elements on every axis longer than 1),
     or None."""
-    tensors = [("q", p.q_strides, (p.batch, p.seqlen_q, p.heads_q)),
-               ("k", p.k_strides, (p.batch, p.seqlen_k, p.heads_k)),
-               ("v", p.v_strides, (p.batch, p.seqlen_k, p.heads_k))]
+    # varlen: maps over the packed (total, heads, d) tensors, batch 1
+    bq, sq, bk, sk = (1, p.total_q, 1, p.total_k) if p.varlen else (p.batch, p.seqlen_q, p.batch, p.seqlen_k)
+    tensors = [("q", p.q_strides, (bq, sq, p.heads_q)),
+               ("k", p.k_strides, (bk, sk, p.heads_k)),
+               ("v", p.v_strides, (bk, sk, p.heads_k))]
     if store:
-        tensors.append(("out", p.o_strides, (p.batch, p.seqlen_q, p.heads_q)))
+        tensors.append(("out", p.o_strides, (bq, sq, p.heads_q)))
     for name, strides, sizes in tensors:
         if 0 in sizes:      # an empty tensor: nothing is loaded
             continue
@@ -246,8 +248,11 @@ def kernel_name(p: Problem, names) -> str:
     ``_bn176`` sibling for long non-causal problems (:data:`WIDE_BLOCK_NONCAUSAL`), or its ``_dyn``
     / ``_static`` sibling for causal ones (:data:`DYN_SIBLING_CAUSAL`, :data:`STATIC_SIBLING_CAUSAL`), the d64 ``_s4``
     sibling where :data:`S4_SIBLING_D64` says;
-    softcap problems: ``fwd_<dtype>_d<D>_softcap`` (whether or not ``names`` has it: :func:`gate` checks)."""
+    softcap problems: ``fwd_<dtype>_d<D>_softcap``; varlen problems ``fwd_<dtype>_d<D>[_softcap]_varlen`` (whether or not
+    ``names`` has it: :func:`gate` checks)."""
     name = variant_name(p.dtype, p.head_dim)
+    if p.varlen:
+        return name + ("_softcap" if p.softcap > 0 else "") + "_varlen"
     if p.softcap > 0:
         return name + "_softcap"
     lo, hi = WIDE_BLOCK_NONCAUSAL
@@ -267,6 +272,8 @@ def preferred(p: Problem) -> str | None:
     """None where the hopper kernels measured faster than the portable family on the H100
     (:data:`PREFERRED`; windows and softcap: :data:`WINDOW_PREFERRED`, :data:`SOFTCAP_PREFERRED` too), else why dispatch
     leaves the problem to portable."""
+    if p.varlen and (why := _varlen_preferred(p)):
+        return why
     if p.has_window or p.softcap > 0:
         why = _window_softcap_preferred(p)
         if why:
@@ -326,6 +333,26 @@ def _window_softcap_preferred(p: Problem) -> str | None:
     return None
 
 
+#: Varlen (issue11h, the ``_varlen`` kernels): (head_dim, causal) -> (min, max) of max_seqlen_q / max_seqlen_k where
+#: dispatch runs varlen problems on the hopper kernels (the other tables apply on top, with the longest sequence's
+#: lengths); a key missing here leaves those varlen problems to portable.  Empty: branch issue11h-varlen2 got no device
+#: time (notes/hopper.md, 2026-11-26 issue11h), so the _varlen kernels are neither validated on a GPU nor timed against
+#: portable yet; they run only when forced (``gate(force=True)``: tests, bench/hopper_varlen_dev.py) until rows go here.
+VARLEN_PREFERRED: dict[tuple[int, bool], tuple[int, int]] = {}
+
+
+def _varlen_preferred(p: Problem) -> str | None:
+    lo, hi = VARLEN_PREFERRED.get((p.head_dim, p.causal), (0, -1))
+    kind = f"head_dim {p.head_dim} {'causal' if p.causal else 'non-causal'} varlen"
+    if hi < lo:
+        return f"{kind}: not measured faster than portable on the H100 (notes/hopper.md)"
+    for name, n in (("max_seqlen_q", p.seqlen_q), ("max_seqlen_k", p.seqlen_k)):
+        if not lo <= n <= hi:
+            return (f"{name} {n} is outside {lo}..{hi}, where the hopper kernels measured faster than portable for "
+                    f"{kind} (notes/hopper.md)")
+    return None
+
+
 def window_args(p: Problem) -> tuple[int, int]:
     """``(window_left, window_right)`` for hopper_fwd_args: -1 = unbounded; causal problems get right 0 (the
     kernels need it); a side that reaches past every key (left >= seqlen_k, right >= seqlen_q) becomes -1, so the
@@ -358,6 +385,8 @@ def gate(problem: Problem, arch: str, compute_units: int | None = None, force: b
     obj = m["by_name"].get(kernel_name(problem, m["by_name"]))
     if obj is None:
         return f"kernel {kernel_name(problem, m['by_name'])} is not in kernels/co/{a}/hopper_manifest.json"
+    if problem.varlen and not obj.get("varlen"):
+        return f"varlen: kernel {obj['name']} in kernels/co/{a}/hopper_manifest.json is not a _varlen kernel"
     if problem.has_window and not obj.get("window"):
         return (f"sliding window {problem.window}: kernel {obj['name']} in kernels/co/{a}/hopper_manifest.json "
                 "was built without windows (HOPPER_WINDOW=0)")
@@ -367,8 +396,10 @@ def gate(problem: Problem, arch: str, compute_units: int | None = None, force: b
 
 
 def plan(problem: Problem, arch: str, compute_units: int, num_splits: int) -> list[LaunchPlan]:
-    """One launch; pointer slots q, k, v, out, lse (lse only with ``return_lse``), and for a kernel that
-    loads with TMA (manifest ``tma``) the workspace, where each CTA writes its tensor maps."""
+    """One launch; pointer slots q, k, v, out, lse (lse only with ``return_lse``), cu_seqlens_q / cu_seqlens_k
+    (varlen), and for a kernel that loads with TMA (manifest ``tma``) the workspace, where each CTA writes its tensor
+    maps.  Varlen: tiles over ``batch * heads_q * ceil(max_seqlen_q / block_m)``; the kernel reads the cu_seqlens
+    per tile and skips tiles past each sequence's end."""
     why = gate(problem, arch, compute_units, force=True)
     if why:
         raise ValueError(f"hopper family cannot run this problem on {arch}: {why}")
@@ -405,6 +436,9 @@ def plan(problem: Problem, arch: str, compute_units: int, num_splits: int) -> li
         for axis, s in zip(("batch", "seq", "head"), strides):
             values[f"{name}_{axis}_stride"] = s
     slots = _POINTERS if p.return_lse else _POINTERS[:-1]
+    if p.varlen:
+        values.update(total_q=p.total_q, total_k=p.total_k)
+        slots += ("cu_seqlens_q", "cu_seqlens_k")
     tma = obj.get("tma")
     workspace = tma["align"] + tma["bytes_per_cta"] * grid[0] if tma else 0
     if tma:

@@ -60,6 +60,15 @@ struct hopper_fwd_args {
     int32_t window_right;
     float softcap_log2;     // the _softcap kernels: 2 * log2(e) * softmax_scale / softcap (scores become
                             // tanh(softmax_scale * s / softcap), scale_log2 is then softcap * log2(e)); else 0
+    // varlen (the _varlen kernels, manifest "varlen"; 0 for the others): int32 (batch + 1) prefix sums on the device.
+    // Sequence b is rows cu_seqlens_q[b] .. cu_seqlens_q[b + 1] of the packed q / out (total_q, Hq, D) and rows
+    // cu_seqlens_k[b] .. of k / v (total_k, Hk, D) (batch strides 0); seqlen_q / seqlen_k / m_blocks are then the
+    // longest sequence's (tiles past a sequence's end are skipped), masks use each sequence's own lengths, and
+    // lse is fp32 (Hq, total_q)
+    int32_t total_q;
+    int32_t total_k;
+    uint64_t cu_seqlens_q;
+    uint64_t cu_seqlens_k;
 };
 
 // pyhipattn:end

@@ -238,6 +238,13 @@
 #ifndef HOPPER_TAIL_ROUNDS_D64
 #define HOPPER_TAIL_ROUNDS_D64 8
 #endif
+// 1: also build the _varlen siblings, hopper_fwd_<dtype>_d<D>_varlen and _d<D>_softcap_varlen (D = 64, 96, 128, 256):
+// each head dim's main / _softcap kernel over packed sequences (hopper_fwd_args' cu_seqlens_q / cu_seqlens_k; manifest
+// "varlen"); the d128 ones store O from the staging buffer with row stores (a TMA store would write past a sequence's
+// end into the next one's rows).  The planner runs them on varlen problems only, so the other kernels keep their code.
+#ifndef HOPPER_VARLEN_SIBLINGS
+#define HOPPER_VARLEN_SIBLINGS 1
+#endif
 static_assert(128 * (168 - HOPPER_REGS_PRODUCER_2WG) >= 256 * (HOPPER_REGS_CONSUMER_2WG - 168),
               "setmaxnreg: the consumers would wait for registers the producer never gives back");
 
@@ -458,14 +465,16 @@ template <int D, int ROWS>
 // DYN_SIBLING: a _dyn sibling (the dynamic causal schedule where the family's kernel has none); STATIC_SIBLING: a
 // _static sibling (the static schedule, and at d128 the 24 / 240 split, where the family's kernel is dynamic)
 // SOFTCAP: a _softcap sibling (scores through tanh_of_log2 before the mask and the softmax)
+// VARLEN: a _varlen sibling (packed sequences, hopper_fwd_args' cu_seqlens: set_seq)
     template <class E, int D, int BN, int STAGES, int NWG, int QS, bool TMA, bool DYN_SIBLING = false,
-              bool STATIC_SIBLING = false, bool SOFTCAP = false>
+              bool STATIC_SIBLING = false, bool SOFTCAP = false, bool VARLEN = false>
 __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     static_assert(QS == 1 || QS == 2, "one or two Q buffers");
     static_assert(NWG == 2 || NWG == 3, "two or three consumer warpgroups");
     constexpr int BM = 64 * NWG;
     static_assert(D == 64 || D == 96 || D == 128 || D == 256, "head dim 64, 96, 128 or 256");
     static_assert(TMA || D == 64 || D == 128, "the cp.async producer copies 64 / 128 columns");
+    static_assert(TMA || !VARLEN, "the _varlen kernels load with TMA");
     static_assert(BN == 64 || BN == 80 || BN == 128 || BN == 176, "key block 64, 80, 128 or 176");
     // DS: columns a shared tile holds (whole 64-column atoms); DC: columns the GEMMs compute (the
     // d96 fallback computes 128, over zeros past 96); D: the problem's head dim (maps, epilogue)
@@ -492,10 +501,11 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     constexpr bool EPI = EPI_MODE != 0, EPI_WARP = EPI_MODE == 2;
     constexpr int O_BYTES = EPI ? BM * DS * 2 : 0;
     // EPI_TMA: the buffer goes out with TMA stores (a fourth tensor map, of out; HOPPER_EPI_TMA_D128)
-    constexpr bool EPI_TMA = EPI && !EPI_WARP && D == 128 && HOPPER_EPI_TMA_D128;
+    constexpr bool EPI_TMA = EPI && !EPI_WARP && D == 128 && HOPPER_EPI_TMA_D128 && !VARLEN;
     // EPI_TMA64 (HOPPER_EPI_TMA_D64): the d64 buffer goes out with TMA stores, one per warp (its own 16 rows); not on
-    // the _softcap siblings (80 bytes of stack with it) nor the _static ones (16k causal measured 0.95x with it)
-    constexpr bool EPI_TMA64 = EPI_WARP && D == 64 && !SOFTCAP && !STATIC_SIBLING && HOPPER_EPI_TMA_D64;
+    // the _softcap siblings (80 bytes of stack with it) nor the _static ones (16k causal measured 0.95x with it) nor the
+    // _varlen ones (a box would write past a sequence's end into the next one's rows)
+    constexpr bool EPI_TMA64 = EPI_WARP && D == 64 && !SOFTCAP && !STATIC_SIBLING && !VARLEN && HOPPER_EPI_TMA_D64;
     constexpr int EPI_MAP_ROWS = EPI_TMA64 ? 16 : WG_ROWS;   // box rows of the O map
     constexpr int NMAPS = EPI_TMA || EPI_TMA64 ? 4 : 3;
     // mbarriers, then (TMA) three (EPI_TMA: four) tensor maps at bars + 256
@@ -528,7 +538,24 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
 
     const int warpgroup = threadIdx.x / 128;
     const int tid = threadIdx.x % 128;
-    const int sq = a.seqlen_q, sk = a.seqlen_k;
+    int sq = a.seqlen_q, sk = a.seqlen_k;   // VARLEN: the current tile's sequence's (set_seq); else constant
+    // VARLEN: the tile's sequence b: its lengths into sq / sk, its first rows in the packed tensors into q_off / k_off
+    // (two int32 pairs read per tile, by the producer thread and by each consumer thread; no host read)
+    int q_off = 0, k_off = 0;
+    [[maybe_unused]] auto set_seq = [&](int b) {
+        if constexpr (VARLEN) {
+            const int* cq = reinterpret_cast<const int*>(a.cu_seqlens_q);
+            const int* ck = reinterpret_cast<const int*>(a.cu_seqlens_k);
+            q_off = __ldg(cq + b);
+            sq = __ldg(cq + b + 1) - q_off;
+            k_off = __ldg(ck + b);
+            sk = __ldg(ck + b + 1) - k_off;
+        }
+    };
+    // the first LSE entry of (b, h): fp32 (B, Hq, Sq), VARLEN (Hq, total_q)
+    auto lse_base = [&](int b, int h) {
+        return reinterpret_cast<float*>(a.lse) + (VARLEN ? (int64_t)h * a.total_q + q_off : ((int64_t)b * a.heads_q + h) * sq);
+    };
     // the window's sides (-1: unbounded); causal problems come with window_right 0 (hopper_args.h)
 #if HOPPER_WINDOW
     // read from the kernel parameters at each use (constant bank operands), not held in registers for the
@@ -559,7 +586,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     constexpr bool DYN_ALL = DYN && D == 64;
     const bool dyn = DYN && (DYN_ALL || a.causal);
     // HOPPER_TAIL_SPLIT_D64: work items [0, tail_big) are tiles t, then NWG pieces of each of the last tail_rem tiles
-    constexpr bool TSPLIT = HOPPER_TAIL_SPLIT_D64 && HOPPER_WG_SKIP_D64 && DYN_ALL && !SOFTCAP;
+    constexpr bool TSPLIT = HOPPER_TAIL_SPLIT_D64 && HOPPER_WG_SKIP_D64 && DYN_ALL && !SOFTCAP && !VARLEN;
     const int tail_rem = TSPLIT && !a.causal && win_left < 0 && win_right < 0 && num_tiles > (int)gridDim.x &&
                                  num_tiles <= HOPPER_TAIL_ROUNDS_D64 * (int)gridDim.x &&
                                  NWG * (num_tiles % (int)gridDim.x) <= (int)gridDim.x
@@ -615,6 +642,9 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     // key blocks [.., n_max) of the row block from m0 (those above, no row sees; which blocks need the mask:
     // needs_mask in the consumers)
     auto key_blocks = [&](int m0) {
+        if constexpr (VARLEN) {
+            if (m0 >= sq) return 0;   // a tile past its sequence's end (m_blocks is the longest sequence's)
+        }
         int n_max = ceil_div(sk, BN);
         if (win_right >= 0) {
             const int lim = min(m0 + BM, sq) + sk - sq + win_right;   // keys < lim are visible to some row
@@ -665,10 +695,13 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             for (int i = tid; i < 32 * NMAPS; i += 32) asm volatile("st.shared.u32 [%0], 0;" ::"r"(maps + 4 * i) : "memory");
             __syncwarp();
             if (tid == 0) {
-                tmap_make(maps, a.q, D, sq, a.heads_q, a.batch, a.q_seq_stride, a.q_head_stride, a.q_batch_stride, BM);
+                // VARLEN: maps over the packed (total, heads, D) tensors, batch 1 (rows past a sequence's end are the next
+                // one's: the key masks use each sequence's sk, the O stores its sq)
+                const int mb = VARLEN ? 1 : a.batch, mq = VARLEN ? a.total_q : sq, mk = VARLEN ? a.total_k : sk;
+                tmap_make(maps, a.q, D, mq, a.heads_q, mb, a.q_seq_stride, a.q_head_stride, a.q_batch_stride, BM);
                 const int hk = a.heads_q / a.group;
-                tmap_make(maps + 128, a.k, D, sk, hk, a.batch, a.k_seq_stride, a.k_head_stride, a.k_batch_stride, BN);
-                tmap_make(maps + 256, a.v, D, sk, hk, a.batch, a.v_seq_stride, a.v_head_stride, a.v_batch_stride, BN);
+                tmap_make(maps + 128, a.k, D, mk, hk, mb, a.k_seq_stride, a.k_head_stride, a.k_batch_stride, BN);
+                tmap_make(maps + 256, a.v, D, mk, hk, mb, a.v_seq_stride, a.v_head_stride, a.v_batch_stride, BN);
                 if constexpr (EPI_TMA || EPI_TMA64)
                     tmap_make(maps + 384, a.out, D, sq, a.heads_q, a.batch, a.o_seq_stride, a.o_head_stride,
                               a.o_batch_stride, EPI_MAP_ROWS);
@@ -719,6 +752,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             }
             int m_block, h, b;
             decode(t, m_block, h, b);
+            set_seq(b);
             const int n_max = key_blocks(m_block * BM), n_min = key_blocks_lo(m_block * BM);
             if (TSPLIT && tail_dead(t, m_block)) {   // a piece past seqlen_q: release the slot's consumers at once
                 mbar_arrive(q_full(qs));
@@ -736,15 +770,15 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             // Q slot qs (QS == 2: the next tile's Q loads while this tile's last blocks run)
             if (!dyn) mbar_wait(q_empty(qs), q_phase ^ 1);
             load(QRows{}, sQ + qs * Q_BYTES, q_full(qs), map_q, a.q, a.q_batch_stride, a.q_head_stride, a.q_seq_stride,
-                 m_block * BM, sq, h, b);
+                 q_off + m_block * BM, sq, h, VARLEN ? 0 : b);
             if (++qs == QS) { qs = 0; q_phase ^= 1; }
             for (int n = n_max - 1; n >= n_min; --n) {
                 mbar_wait(k_empty(stage), phase ^ 1);
                 load(KVRows{}, sK + stage * KV_BYTES, k_full(stage), map_k, a.k, a.k_batch_stride, a.k_head_stride,
-                     a.k_seq_stride, n * BN, sk, hk, b);
+                     a.k_seq_stride, k_off + n * BN, sk, hk, VARLEN ? 0 : b);
                 mbar_wait(v_empty(stage), phase ^ 1);
                 load(KVRows{}, sV + stage * KV_BYTES, v_full(stage), map_v, a.v, a.v_batch_stride, a.v_head_stride,
-                     a.v_seq_stride, n * BN, sk, hk, b);
+                     a.v_seq_stride, k_off + n * BN, sk, hk, VARLEN ? 0 : b);
                 if (++stage == STAGES) { stage = 0; phase ^= 1; }
             }
         }
@@ -804,11 +838,12 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 t = tile_of(r_next++);
                 if (t >= num_tiles) return -1;
             }
-            if constexpr (DEC1) {
+            if constexpr (DEC1 && !VARLEN) {   // (varlen: the decode below sets the tile's sequence, set_seq)
                 if (win_right < 0 && win_left < 0 && sk > 0) return t;   // every row block sees keys
             }
             int m_block, h, b;
             decode(t, m_block, h, b);
+            set_seq(b);
             const int m0 = m_block * BM;
             if (TSPLIT && tail_dead(t, m_block)) {   // a piece past seqlen_q (HOPPER_TAIL_SPLIT_D64): hand the slot back
                 if (lane == 0) mbar_arrive(q_empty(qs));
@@ -824,7 +859,8 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 if (++qs == QS) { qs = 0; q_phase ^= 1; }
             }
             // no key is visible to any row of this block: out 0, lse -inf
-            uint16_t* out = reinterpret_cast<uint16_t*>(a.out) + b * a.o_batch_stride + h * a.o_head_stride;
+            uint16_t* out = reinterpret_cast<uint16_t*>(a.out) + b * a.o_batch_stride + h * a.o_head_stride +
+                            (int64_t)q_off * a.o_seq_stride;
             constexpr int CPR = D / 8, RPP = 128 / CPR;
             if constexpr (128 % CPR == 0) {
                 for (int r = tid / CPR; r < WG_ROWS; r += RPP) {
@@ -841,7 +877,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             }
             const int e0 = m0 + wg * WG_ROWS + row_local, e1 = e0 + 8;
             if (a.lse && lane % 4 == 0) {
-                float* lp = reinterpret_cast<float*>(a.lse) + ((int64_t)b * a.heads_q + h) * sq;
+                float* lp = lse_base(b, h);
                 if (e0 < sq) lp[e0] = NEG_INF;
                 if (e1 < sq) lp[e1] = NEG_INF;
             }
@@ -1145,11 +1181,12 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         if constexpr (DEC1) { cm = tm; ch = th; cb = tb; }
         else decode(t, cm, ch, cb);
         if (a.lse && lane % 4 == 0) {
-            float* lse_ptr = reinterpret_cast<float*>(a.lse) + ((int64_t)cb * a.heads_q + ch) * sq;
+            float* lse_ptr = lse_base(cb, ch);
             if (row0 < sq) lse_ptr[row0] = l0 > 0.f ? (mx0 * sl2 + __log2f(l0)) * LN2 : NEG_INF;
             if (row1 < sq) lse_ptr[row1] = l1 > 0.f ? (mx1 * sl2 + __log2f(l1)) * LN2 : NEG_INF;
         }
-        uint16_t* out = reinterpret_cast<uint16_t*>(a.out) + cb * a.o_batch_stride + ch * a.o_head_stride;
+        uint16_t* out = reinterpret_cast<uint16_t*>(a.out) + cb * a.o_batch_stride + ch * a.o_head_stride +
+                        (int64_t)q_off * a.o_seq_stride;
         if constexpr (EPI) {
             // O into this warpgroup's 64 rows of the staging buffer ([DS / 64 atoms][64 rows][128 bytes], 16-byte
             // chunk c of row r at c ^ (r & 7)) with stmatrix (lanes 8j..8j+7 address the rows of matrix j:
@@ -1312,4 +1349,31 @@ HOPPER_KERNEL_SOFTCAP(hopper_fwd_bf16_d96_softcap, Bf16, 96, 128, 2, 2, 2, true)
 HOPPER_KERNEL_SOFTCAP(hopper_fwd_fp16_d96_softcap, Fp16, 96, 128, 2, 2, 2, true)
 HOPPER_KERNEL_SOFTCAP(hopper_fwd_bf16_d256_softcap, Bf16, 256, HOPPER_BN_D256, 2, 2, 1, true)
 HOPPER_KERNEL_SOFTCAP(hopper_fwd_fp16_d256_softcap, Fp16, 256, HOPPER_BN_D256, 2, 2, 1, true)
+#endif
+#if HOPPER_VARLEN_SIBLINGS
+// the _varlen siblings: each head dim's main kernel and its _softcap sibling over packed sequences (cu_seqlens)
+#define HOPPER_KERNEL_VARLEN(NAME, E, D, BN, S, NWG, QS, SOFTCAP)                                                    \
+    extern "C" __global__ void __launch_bounds__((NWG + 1) * 128, 1) NAME(const __grid_constant__ hopper_fwd_args a) { \
+        fwd_body<E, D, BN, S, NWG, QS, true, false, false, SOFTCAP, true>(a);                                          \
+    }
+HOPPER_KERNEL_VARLEN(hopper_fwd_bf16_d128_varlen, Bf16, 128, HOPPER_BN_D128, HOPPER_STAGES_D128, 2, HOPPER_Q_STAGES_D128, false)
+HOPPER_KERNEL_VARLEN(hopper_fwd_fp16_d128_varlen, Fp16, 128, HOPPER_BN_D128, HOPPER_STAGES_D128, 2, HOPPER_Q_STAGES_D128, false)
+HOPPER_KERNEL_VARLEN(hopper_fwd_bf16_d64_varlen, Bf16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_D64, HOPPER_Q_STAGES, false)
+HOPPER_KERNEL_VARLEN(hopper_fwd_fp16_d64_varlen, Fp16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_D64, HOPPER_Q_STAGES, false)
+HOPPER_KERNEL_VARLEN(hopper_fwd_bf16_d96_varlen, Bf16, 96, 128, 2, 2, 2, false)
+HOPPER_KERNEL_VARLEN(hopper_fwd_fp16_d96_varlen, Fp16, 96, 128, 2, 2, 2, false)
+HOPPER_KERNEL_VARLEN(hopper_fwd_bf16_d256_varlen, Bf16, 256, HOPPER_BN_D256, 2, 2, 1, false)
+HOPPER_KERNEL_VARLEN(hopper_fwd_fp16_d256_varlen, Fp16, 256, HOPPER_BN_D256, 2, 2, 1, false)
+#if HOPPER_SOFTCAP_SIBLINGS
+HOPPER_KERNEL_VARLEN(hopper_fwd_bf16_d128_softcap_varlen, Bf16, 128, HOPPER_BN_D128, HOPPER_STAGES_D128, 2, HOPPER_Q_STAGES_D128,
+                     true)
+HOPPER_KERNEL_VARLEN(hopper_fwd_fp16_d128_softcap_varlen, Fp16, 128, HOPPER_BN_D128, HOPPER_STAGES_D128, 2, HOPPER_Q_STAGES_D128,
+                     true)
+HOPPER_KERNEL_VARLEN(hopper_fwd_bf16_d64_softcap_varlen, Bf16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_D64, HOPPER_Q_STAGES, true)
+HOPPER_KERNEL_VARLEN(hopper_fwd_fp16_d64_softcap_varlen, Fp16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_D64, HOPPER_Q_STAGES, true)
+HOPPER_KERNEL_VARLEN(hopper_fwd_bf16_d96_softcap_varlen, Bf16, 96, 128, 2, 2, 2, true)
+HOPPER_KERNEL_VARLEN(hopper_fwd_fp16_d96_softcap_varlen, Fp16, 96, 128, 2, 2, 2, true)
+HOPPER_KERNEL_VARLEN(hopper_fwd_bf16_d256_softcap_varlen, Bf16, 256, HOPPER_BN_D256, 2, 2, 1, true)
+HOPPER_KERNEL_VARLEN(hopper_fwd_fp16_d256_softcap_varlen, Fp16, 256, HOPPER_BN_D256, 2, 2, 1, true)
+#endif
 #endif

@@ -31,6 +31,8 @@ the kernels take hopper_fwd_args' sliding window, HOPPER_WINDOW; recorded as ``w
 tensor map as ``epi_tma_d128``'s; recorded as ``epilogue_tma``; default 0), ``decode_once_d64`` (0 / 1: the d64
 consumers, not the ``_static`` / ``_softcap`` siblings, decode a tile's row block once, HOPPER_DECODE_ONCE_D64; recorded as
 ``decode_once``; default 0).
+``hopper_fwd_<dtype>_d<D>[_softcap]_varlen`` kernels (HOPPER_VARLEN_SIBLINGS) are the main / ``_softcap`` kernel over
+packed sequences (cu_seqlens; recorded as ``varlen``; O stored with row stores, never ``epilogue_tma``).
 ``hopper_fwd_<dtype>_d<D>_softcap`` kernels (HOPPER_SOFTCAP_SIBLINGS) are each head dim's main kernel with softcap
 scores (recorded as ``softcap``; every other fact as the main kernel's).  ``hopper_fwd_<dtype>_d64_s4`` kernels (HOPPER_S4_D64) are the d64 kernel (TMA) with ``s4_stages_d64`` (default 4)
 K / V stages, recorded as ``stages``; every other fact as the d64 kernel's.  ``tail_split_d64`` (0 / 1: the d64 kernels
@@ -73,7 +75,7 @@ from pyhipattn.codeobj.limits import resource_report  # noqa: E402
 from pyhipattn.kernargs import check_layout, layout_from_header  # noqa: E402
 
 HEADER = "kernels/src/hopper/hopper_args.h"
-FWD = re.compile(r"hopper_fwd_(bf16|fp16)_d(\d+)(_bn176|_dyn|_static|_s4)?(_softcap)?$")
+FWD = re.compile(r"hopper_fwd_(bf16|fp16)_d(\d+)(_bn176|_dyn|_static|_s4)?(_softcap)?(_varlen)?$")
 #: the ``_bn176`` kernels (HOPPER_BN176_D128): key block 176, one Q buffer, TMA, whatever the options
 BN176 = {"block_n": 176, "q_stages": 1, "tma": True}
 
@@ -135,7 +137,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
         m = FWD.match(name)
         if not m:
             raise SystemExit(f"make_manifest: kernel {name} does not follow "
-                             "hopper_fwd_<dtype>_d<D>[_bn176|_dyn|_static|_s4][_softcap]")
+                             "hopper_fwd_<dtype>_d<D>[_bn176|_dyn|_static|_s4][_softcap][_varlen]")
         k = co.kernels[name]
         d = int(m[2])
         bm, bn, q_bufs, uses_tma = 64 * nwg[d], block_n[d], qs[d], tma[d]
@@ -152,6 +154,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
         epi_tma = epi and d == 128 and epi_mode == 1 and kv.get("epi_tma_d128", "0") == "1"   # hopper_fwd.cu's EPI_TMA
         epi_tma = epi_tma or (epi and d == 64 and epi_mode == 2 and m[3] in (None, "_s4") and not m[4]
                               and kv.get("epi_tma_d64", "0") == "1")   # EPI_TMA64 (the _s4 sibling is the d64 kernel's code)
+        epi_tma = epi_tma and not m[5]   # the _varlen siblings store O with row stores (clipped at the sequence's end)
         shared = shared_bytes(bm, bn, d, kstages, q_bufs, uses_tma, epi, 4 if epi_tma else 3)
         try:
             check_layout(lay, k)
@@ -163,7 +166,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
         if ops is not None and not any(op.upper().startswith("HGMMA") for op in ops.get(name, {})):
             problems.append(f"{name}: no HGMMA in its SASS")
         objects.append({
-            "name": f"fwd_{m[1]}_d{d}{m[3] or ''}{m[4] or ''}", "file": fname, "kernel": name, "role": "fwd", "struct": "hopper_fwd_args",
+            "name": f"fwd_{m[1]}_d{d}{m[3] or ''}{m[4] or ''}{m[5] or ''}", "file": fname, "kernel": name, "role": "fwd", "struct": "hopper_fwd_args",
             "dtype": m[1], "head_dim": d, "block_m": bm, "block_n": bn, "stages": kstages, "q_stages": q_bufs,
             "threads": 128 * (nwg[d] + 1), "shared": shared, "registers": k.registers,
         })
@@ -200,13 +203,15 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
             objects[-1]["epilogue_v4"] = True
         if d == 64 and uses_tma and m[3] != "_static" and not m[4] and kv.get("wg_skip_d64", "0") == "1":   # hopper_fwd.cu's WG_SKIP
             objects[-1]["wg_skip"] = True
-            if dyn and kv.get("tail_split_d64", "0") == "1":   # hopper_fwd.cu's TSPLIT
+            if dyn and not m[5] and kv.get("tail_split_d64", "0") == "1":   # hopper_fwd.cu's TSPLIT (not _varlen)
                 objects[-1]["tail_split"] = True
                 objects[-1]["tail_split_rounds"] = int(kv.get("tail_rounds_d64", "8"))
         if kv.get("window", "0") == "1":
             objects[-1]["window"] = True
         if m[4]:
             objects[-1]["softcap"] = True
+        if m[5]:
+            objects[-1]["varlen"] = True
         if nwg[d] == 2 and (dyn or regs != "40/232"):
             objects[-1]["setmaxnreg"] = ("40/232" if kv.get("window", "0") == "1" else "32/232") if dyn else regs
     if problems:

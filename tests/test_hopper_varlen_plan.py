@@ -1,0 +1,145 @@
+"""The hopper family's varlen path on the CPU (issue11h): the ``_varlen`` kernels in the cubin and manifest, the gate,
+dispatch's varlen rule (:data:`hopper.VARLEN_PREFERRED`), and the plan's kernargs / pointer slots.  No GPU needed."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from pyhipattn import percall
+from pyhipattn.api import plan_mha_fwd
+from pyhipattn.families import hopper
+from pyhipattn.families.base import Problem
+
+ROOT = Path(__file__).resolve().parents[1]
+CO = ROOT / "kernels" / "co" / "sm_90a"
+
+
+def vproblem(n=16, maxq=2048, maxk=2048, tq=20000, tk=20000, hq=8, hk=2, d=128, dtype="bf16", causal=False, **kw) -> Problem:
+    """A varlen problem as validate.varlen_problem makes it: batch strides 0, packed (total, heads, d)."""
+    base = dict(batch=n, seqlen_q=maxq, seqlen_k=maxk, heads_q=hq, heads_k=hk, head_dim=d, head_dim_v=d, dtype=dtype,
+                softmax_scale=d ** -0.5, causal=causal, window=(-1, 0) if causal else (-1, -1), varlen=True,
+                total_q=tq, total_k=tk, q_strides=(0, hq * d, d), k_strides=(0, hk * d, d), v_strides=(0, hk * d, d),
+                o_strides=(0, hq * d, d))
+    base.update(kw)
+    return Problem(**base)
+
+
+def test_manifest_has_a_varlen_sibling_of_every_main_and_softcap_kernel():
+    m = json.loads((CO / "hopper_manifest.json").read_text())
+    by_name = {o["name"]: o for o in m["objects"]}
+    for dt in hopper.DTYPES:
+        for d in hopper.HEAD_DIMS:
+            for sc in ("", "_softcap"):
+                o = by_name[f"fwd_{dt}_d{d}{sc}_varlen"]
+                main = by_name[f"fwd_{dt}_d{d}{sc}"]
+                assert o["varlen"] is True and o["kernel"] == f"hopper_fwd_{dt}_d{d}{sc}_varlen"
+                assert "epilogue_tma" not in o          # O rows stored clipped at each sequence's end
+                assert o["tma"]["bytes_per_cta"] == 384
+                for key in ("block_m", "block_n", "stages", "q_stages", "threads", "window", "dynamic_causal", "wg_skip"):
+                    assert o.get(key) == main.get(key), (o["name"], key)
+                assert bool(o.get("softcap")) == bool(sc)
+    assert not any(o.get("varlen") for o in m["objects"] if not o["name"].endswith("_varlen"))
+
+
+def test_header_appends_the_varlen_fields_at_the_end():
+    lay = hopper.layout()
+    names = list(lay.names)
+    assert names[-4:] == ["total_q", "total_k", "cu_seqlens_q", "cu_seqlens_k"]
+    assert lay["cu_seqlens_q"].offset > lay["softcap_log2"].offset
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "fp16"])
+@pytest.mark.parametrize("d", [64, 96, 128, 256])
+@pytest.mark.parametrize("kw", [dict(), dict(causal=True), dict(softcap=30.0), dict(window=(100, 20)),
+                                dict(causal=True, window=(300, 0))])
+def test_forced_gate_accepts_varlen_on_every_head_dim(dtype, d, kw):
+    p = vproblem(d=d, dtype=dtype, **kw)
+    assert hopper.gate(p, "sm_90a", 132, force=True) is None
+    (pl,) = hopper.plan(p, "sm_90a", 132, 1)
+    assert pl.kernel == f"hopper_fwd_{dtype}_d{d}{'_softcap' if kw.get('softcap') else ''}_varlen"
+
+
+def test_plan_packs_totals_and_binds_the_cu_seqlens():
+    p = vproblem(n=5, maxq=1000, maxk=1300, tq=3001, tk=4002, hq=8, hk=2, d=128, causal=True, return_lse=True)
+    (pl,) = hopper.plan(p, "sm_90a", 132, 1)
+    lay = hopper.layout()
+    slots = dict(pl.pointer_slots)
+    assert slots["cu_seqlens_q"] == lay["cu_seqlens_q"].offset and slots["cu_seqlens_k"] == lay["cu_seqlens_k"].offset
+    assert slots["lse"] == lay["lse"].offset and "workspace" in slots
+    raw = pl.kernargs
+
+    def i32(name):
+        return int.from_bytes(raw[lay[name].offset:lay[name].offset + 4], "little", signed=True)
+
+    def i64(name):
+        return int.from_bytes(raw[lay[name].offset:lay[name].offset + 8], "little", signed=True)
+
+    assert (i32("total_q"), i32("total_k"), i32("batch"), i32("seqlen_q"), i32("seqlen_k")) == (3001, 4002, 5, 1000, 1300)
+    assert i32("m_blocks") == math.ceil(1000 / 128)
+    assert (i64("q_batch_stride"), i64("q_seq_stride"), i64("k_seq_stride"), i64("o_batch_stride")) == (0, 1024, 256, 0)
+    assert pl.grid[0] == min(132, 8 * 5 * 8)
+
+
+def test_batch_problems_keep_their_kernels_and_slots():
+    p = dataclasses.replace(vproblem(), varlen=False, total_q=0, total_k=0, batch=2,
+                            q_strides=(2048 * 8 * 128, 8 * 128, 128), k_strides=(2048 * 2 * 128, 2 * 128, 128),
+                            v_strides=(2048 * 2 * 128, 2 * 128, 128), o_strides=(2048 * 8 * 128, 8 * 128, 128))
+    (pl,) = hopper.plan(p, "sm_90a", 132, 1)
+    assert pl.kernel == "hopper_fwd_bf16_d128" and "cu_seqlens_q" not in dict(pl.pointer_slots)
+
+
+def test_varlen_tma_strides_are_checked_on_the_packed_tensors():
+    # batch strides are 0 for varlen (not refused); a seq stride past 2^39 elements is
+    assert hopper.tma_refusal(vproblem()) is None
+    why = hopper.tma_refusal(vproblem(q_strides=(0, 1 << 40, 128)))
+    assert why is not None and "q seq stride" in why
+
+
+def test_a_cubin_without_varlen_kernels_refuses_varlen(monkeypatch):
+    m = dict(hopper.manifest("sm_90a"))
+    m["by_name"] = {k: v for k, v in m["by_name"].items() if not k.endswith("_varlen")}
+    monkeypatch.setattr(hopper, "manifest", lambda arch: m)
+    why = hopper.gate(vproblem(), "sm_90a", 132, force=True)
+    assert why is not None and "_varlen" in why
+
+
+@pytest.mark.parametrize("d, causal, maxlen", [(128, False, 4096), (128, True, 4096), (64, False, 4096),
+                                               (64, True, 4096), (128, False, 300), (96, True, 2048), (256, False, 2048)])
+def test_varlen_dispatch_follows_the_rule(monkeypatch, d, causal, maxlen):
+    """Hopper where :data:`hopper.VARLEN_PREFERRED` (and :data:`hopper.PREFERRED`) cover the longest sequence; portable
+    elsewhere, and everywhere while the rule is empty (the shipped state until the kernels are timed on a GPU)."""
+    def decide():
+        percall.decide.cache_clear()       # decisions are cached per problem
+        return plan_mha_fwd((20000, 8, d), (20000, 8, d), (20000, 8, d), dtype="bf16", arch="sm_90a",
+                            cu_seqlens_len=17, max_seqlen_q=maxlen, max_seqlen_k=maxlen, causal=causal, explain=True)
+
+    monkeypatch.setattr(hopper, "VARLEN_PREFERRED", {})
+    dec = decide()
+    assert dec.family == "portable" and "varlen" in dict(dec.refused)["hopper"]
+    monkeypatch.setattr(hopper, "VARLEN_PREFERRED", {(d, causal): (1024, 1 << 30)})
+    dec = decide()
+    lo, hi = hopper.PREFERRED[(d, causal)]
+    if 1024 <= maxlen and lo <= maxlen <= hi:
+        assert dec.family == "hopper", dec.refused
+        assert [pl.kernel for pl in dec.plans] == [f"hopper_fwd_bf16_d{d}_varlen"]
+    else:
+        assert dec.family == "portable" and "seqlen" in dict(dec.refused)["hopper"]
+    percall.decide.cache_clear()
+
+
+def test_varlen_rule_names_only_built_head_dims():
+    assert {d for d, _ in hopper.VARLEN_PREFERRED} <= set(hopper.HEAD_DIMS)
+    for d, causal in hopper.VARLEN_PREFERRED:
+        why = hopper.preferred(vproblem(d=d, causal=causal, maxq=1 << 31, maxk=1 << 31))
+        assert why is not None and "max_seqlen_q" in why
+    why = hopper.preferred(vproblem(d=80, causal=False, maxq=4096, maxk=4096))
+    assert why is not None and "varlen" in why
+
+
+def test_empty_varlen_plans_no_launch():
+    assert hopper.plan(vproblem(maxq=0, tq=0), "sm_90a", 132, 1) == []
