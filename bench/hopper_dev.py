@@ -16,7 +16,10 @@ kernarg bytes than hopper_args.h's struct, built before fields were added at its
 ``*_d96``, ...) is timed on the shapes of head dim D only (its other kernels are the shipped bytes).  ``HOPPER_DEV_PEERS`` (default
 "cudnn,flash") names the torch SDPA backends timed beside them.
 Timing uses pyhipattn.tools.bench's gpu_time (median of event-timed calls over rotated input sets,
-the same method as ``pyhipattn bench``); TFLOP/s count causal as half.  Prints a table last.
+the same method as ``pyhipattn bench``); TFLOP/s count causal as half.  ``HOPPER_DEV_ROUNDS=N`` times every column N
+times in rotating order (``HOPPER_DEV_REP_MS`` each, default 25 ms) and reports the medians, with each column's
+max / min over its rounds in the row's ``_spread`` (the JSON lines): the interleaved timer helpers used to copy into
+their device folders.  Prints a table last.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import dataclasses
 import json
 import os
 import re
+import statistics
 import sys
 import time
 
@@ -211,14 +215,13 @@ def time_shapes(variants: list[str | None], shapes: list[tuple], dtype: str = "b
         for peer in ([] if extra else [x for x in os.environ.get("HOPPER_DEV_PEERS", "cudnn,flash").split(",") if x]):
             call = bench._sdpa_call(peer, s)
             impls[peer] = lambda i, call=call: call(*sets[i])
+        rounds = int(os.environ.get("HOPPER_DEV_ROUNDS", "1"))
+        rep_ms = 60.0 if rounds == 1 else float(os.environ.get("HOPPER_DEV_REP_MS", "25"))
+
+        def rate(f, n_sets=n_sets, flops=flops, rep_ms=rep_ms):
+            return flops / (bench.gpu_time(f, n_sets, rep_ms=rep_ms, max_warmup=100)["ms"] * 1e-3) / 1e12
         row = {"shape": list(dims)}
-        for name, f in impls.items():
-            try:
-                t = bench.gpu_time(f, n_sets, rep_ms=60.0, max_warmup=100)
-                row[name] = flops / (t["ms"] * 1e-3) / 1e12
-            except Exception as e:
-                row[name] = None
-                print(f"  {name} failed on {dims}: {type(e).__name__}: {str(e)[:200]}", flush=True)
+        row.update(interleaved(impls, rounds, rate, where=str(dims)))
         rows.append(row)
         print(json.dumps(row), flush=True)
         del sets, outs
@@ -226,8 +229,32 @@ def time_shapes(variants: list[str | None], shapes: list[tuple], dtype: str = "b
     return rows
 
 
+def interleaved(impls: dict, rounds: int, rate, where: str = "") -> dict:
+    """Time every implementation ``rounds`` times, the order rotating by one each round, so slow drifts of the GPU
+    (clocks, heat, a neighbour) fall on every column alike; ``rate(f)`` -> TFLOP/s of one timing.
+
+    Returns {name: median TFLOP/s (None if it raised)} and, with several rounds, ``"_spread"``: {name: max / min over
+    its rounds} (how far to trust a ratio between columns).  An implementation that raises is reported once and not
+    timed again."""
+    names = list(impls)
+    res: dict = {n: [] for n in names}
+    for r in range(max(1, rounds)):
+        for n in names[r % len(names):] + names[:r % len(names)]:
+            if res[n] is None:
+                continue
+            try:
+                res[n].append(rate(impls[n]))
+            except Exception as e:  # noqa: BLE001 -- a variant that fails is a result, not the end of the run
+                res[n] = None
+                print(f"  {n} failed on {where}: {type(e).__name__}: {str(e)[:200]}", flush=True)
+    out: dict = {n: (statistics.median(v) if v else None) for n, v in res.items()}
+    if rounds > 1:
+        out["_spread"] = {n: max(v) / min(v) for n, v in res.items() if v}
+    return out
+
+
 def table(rows: list[dict]) -> str:
-    names = list(dict.fromkeys(k for r in rows for k in r if k != "shape"))
+    names = list(dict.fromkeys(k for r in rows for k in r if k != "shape" and not k.startswith("_")))
     lines = ["| shape (b,hq,hk,sq,sk,d,causal[,left,right[,softcap]]) | " + " | ".join(names)
              + " | best hopper / cuDNN | hopper / portable |",
              "|---|" + "---|" * (len(names) + 2)]

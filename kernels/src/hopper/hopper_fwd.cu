@@ -185,9 +185,9 @@
 #ifndef HOPPER_EPI_TMA_D64
 #define HOPPER_EPI_TMA_D64 1
 #endif
-// the d64 consumers (not the _static / _softcap siblings): 1: a tile's (m_block, head, batch) is decoded once, where next_tile
-// picks it, and kept for the tile's skip turns, loop head and epilogue; 0: each of those decodes it again from the
-// tile index (integer divisions, four times a tile; before, issue11h)
+// the d64 consumers (not the _static / _softcap siblings): 1: a tile's m_block is decoded once, where next_tile picks
+// it, and kept for the tile's skip turns and loop head (the epilogue still decodes head and batch: keeping them too
+// spilled 8 bytes); 0: the skip turns and the loop head decode it again from the tile index (before, issue11h)
 #ifndef HOPPER_DECODE_ONCE_D64
 #define HOPPER_DECODE_ONCE_D64 1
 #endif
