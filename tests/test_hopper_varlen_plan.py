@@ -143,3 +143,29 @@ def test_varlen_rule_names_only_built_head_dims():
 
 def test_empty_varlen_plans_no_launch():
     assert hopper.plan(vproblem(maxq=0, tq=0), "sm_90a", 132, 1) == []
+
+
+def test_manifest_records_tma_for_the_varlen_kernels_in_builds_without_tma_d64_d128(tmp_path):
+    """HOPPER_KERNEL_VARLEN builds every ``_varlen`` kernel with TMA (hopper_fwd.cu: ``static_assert(TMA || !VARLEN)``),
+    whatever TMA_D64 / TMA_D128 say, so make_manifest must record ``tma`` (the workspace for the tensor maps and the tile
+    counter), the TMA layout's shared bytes and ``dynamic_causal`` for them in a ``TMA_D128=0`` / ``TMA_D64=0`` build
+    too (hopper.sh's documented cp.async variants): without, the plan gives no workspace and too little shared memory
+    (the kernel traps at launch).  Run on the committed cubin, whose ``_varlen`` kernels are the same code either way."""
+    import shutil
+    import subprocess
+    import sys
+
+    shutil.copy(CO / "hopper_fwd.cubin", tmp_path / "hopper_fwd.cubin")
+    opts = ["q_stages_d128=2", "tma_d64=0", "tma_d128=0", "bn_d128=128", "regs_2wg=24/240", "bn_d256=64",
+            "d96_compute=96", "dyn_causal=1", "dyn_d64=1", "l2_section_kb=16384", "l2_section_mode=1", "epi_smem_d128=1",
+            "epi_smem_d64=2", "epi_v4_d128=0", "epi_tma_d128=1", "rescale_in_turn_d128=1", "rescale_vote_d128=0",
+            "desc_add_d128=1", "decode_once_d128=1", "wg_skip_d64=1", "window=1", "epi_tma_d64=1", "decode_once_d64=1",
+            "s4_stages_d64=4", "tail_split_d64=1", "tail_rounds_d64=8"]
+    subprocess.run([sys.executable, str(ROOT / "kernels" / "src" / "hopper" / "make_manifest.py"), "sm_90a", str(tmp_path),
+                    "3", "2", "3", "2", *opts], check=True, capture_output=True)
+    got = {o["name"]: o for o in json.loads((tmp_path / "hopper_manifest.json").read_text())["objects"]}
+    shipped = {o["name"]: o for o in json.loads((CO / "hopper_manifest.json").read_text())["objects"]}
+    names = [n for n in shipped if n.endswith("_varlen")]
+    assert len(names) == 16
+    for n in names:
+        assert got[n] == shipped[n], n

@@ -148,6 +148,8 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
         kstages = stages[d]
         if m[3] == "_s4":       # HOPPER_S4_D64: the d64 kernel (TMA) with a deeper K / V ring
             uses_tma, kstages = True, int(kv.get("s4_stages_d64", "4"))
+        if m[5]:                # HOPPER_KERNEL_VARLEN: the _varlen siblings always load with TMA (whatever TMA_D64 / TMA_D128)
+            uses_tma = True
         # hopper_fwd.cu's EPI
         epi_mode = {128: int(epi_smem_d128), 64: epi_smem_d64}.get(d, 0) if uses_tma and bn == 128 and q_bufs == 2 else 0
         epi = epi_mode != 0
