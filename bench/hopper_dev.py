@@ -218,7 +218,7 @@ def time_shapes(variants: list[str | None], shapes: list[tuple], dtype: str = "b
         rounds = int(os.environ.get("HOPPER_DEV_ROUNDS", "1"))
         rep_ms = 60.0 if rounds == 1 else float(os.environ.get("HOPPER_DEV_REP_MS", "25"))
 
-        def rate(f, n_sets=n_sets, flops=flops, rep_ms=rep_ms):
+        def rate(f):   # (used within this iteration only)
             return flops / (bench.gpu_time(f, n_sets, rep_ms=rep_ms, max_warmup=100)["ms"] * 1e-3) / 1e12
         row = {"shape": list(dims)}
         row.update(interleaved(impls, rounds, rate, where=str(dims)))

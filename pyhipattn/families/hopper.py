@@ -274,10 +274,8 @@ def preferred(p: Problem) -> str | None:
     leaves the problem to portable."""
     if p.varlen and (why := _varlen_preferred(p)):
         return why
-    if p.has_window or p.softcap > 0:
-        why = _window_softcap_preferred(p)
-        if why:
-            return why
+    if why := _window_softcap_preferred(p):
+        return why
     lo, hi = PREFERRED.get((p.head_dim, p.causal), (0, -1))
     if hi < lo:
         return (f"head_dim {p.head_dim} {'causal' if p.causal else 'non-causal'}: the portable kernels measured "
@@ -427,8 +425,7 @@ def plan(problem: Problem, arch: str, compute_units: int, num_splits: int) -> li
     values = dict.fromkeys(lay.names, 0)
     values.update(batch=p.batch, seqlen_q=p.seqlen_q, seqlen_k=p.seqlen_k, heads_q=p.heads_q, group=p.group_size,
                   m_blocks=m_blocks, causal=int(p.causal), scale_log2=p.softmax_scale * math.log2(math.e))
-    if "window_left" in values:     # hopper_args.h since issue11g
-        values["window_left"], values["window_right"] = window_args(p)
+    values["window_left"], values["window_right"] = window_args(p)
     if p.softcap > 0:               # the _softcap kernel: tanh(scale * s / softcap), then softmax scaled by softcap
         values.update(scale_log2=p.softcap * math.log2(math.e),
                       softcap_log2=2 * math.log2(math.e) * p.softmax_scale / p.softcap)
