@@ -108,27 +108,45 @@ def test_a_cubin_without_varlen_kernels_refuses_varlen(monkeypatch):
     assert why is not None and "_varlen" in why
 
 
+def _varlen_decision(d: int, causal: bool, maxlen: int):
+    percall.decide.cache_clear()       # decisions are cached per problem
+    return plan_mha_fwd((20000, 8, d), (20000, 8, d), (20000, 8, d), dtype="bf16", arch="sm_90a",
+                        cu_seqlens_len=17, max_seqlen_q=maxlen, max_seqlen_k=maxlen, causal=causal, explain=True)
+
+
 @pytest.mark.parametrize("d, causal, maxlen", [(128, False, 4096), (128, True, 4096), (64, False, 4096),
                                                (64, True, 4096), (128, False, 300), (96, True, 2048), (256, False, 2048)])
 def test_varlen_dispatch_follows_the_rule(monkeypatch, d, causal, maxlen):
-    """Hopper where :data:`hopper.VARLEN_PREFERRED` (and :data:`hopper.PREFERRED`) cover the longest sequence; portable
-    elsewhere, and everywhere while the rule is empty (the shipped state until the kernels are timed on a GPU)."""
-    def decide():
-        percall.decide.cache_clear()       # decisions are cached per problem
-        return plan_mha_fwd((20000, 8, d), (20000, 8, d), (20000, 8, d), dtype="bf16", arch="sm_90a",
-                            cu_seqlens_len=17, max_seqlen_q=maxlen, max_seqlen_k=maxlen, causal=causal, explain=True)
-
+    """Hopper where :data:`hopper.VARLEN_PREFERRED` covers the longest sequence (:data:`hopper.PREFERRED`, timed on
+    uniform batches, does not apply to varlen); portable elsewhere, and everywhere while the rule is empty."""
     monkeypatch.setattr(hopper, "VARLEN_PREFERRED", {})
-    dec = decide()
+    dec = _varlen_decision(d, causal, maxlen)
     assert dec.family == "portable" and "varlen" in dict(dec.refused)["hopper"]
     monkeypatch.setattr(hopper, "VARLEN_PREFERRED", {(d, causal): (1024, 1 << 30)})
-    dec = decide()
-    lo, hi = hopper.PREFERRED[(d, causal)]
-    if 1024 <= maxlen and lo <= maxlen <= hi:
+    dec = _varlen_decision(d, causal, maxlen)
+    if 1024 <= maxlen:
         assert dec.family == "hopper", dec.refused
         assert [pl.kernel for pl in dec.plans] == [f"hopper_fwd_bf16_d{d}_varlen"]
     else:
-        assert dec.family == "portable" and "seqlen" in dict(dec.refused)["hopper"]
+        assert dec.family == "portable" and "max_seqlen_q 300 is outside 1024.." in dict(dec.refused)["hopper"]
+    percall.decide.cache_clear()
+
+
+@pytest.mark.parametrize("d, causal, maxlen, family", [
+    (128, True, 300, "hopper"),       # many short sequences: below PREFERRED's 512, timed 1.52-1.85x portable
+    (64, True, 1024, "hopper"),       # plain causal d64 goes to portable below 2048; varlen timed 1.18x
+    (64, False, 16384, "hopper"),
+    (64, False, 16385, "portable"),   # past the longest sequence timed
+    (256, False, 8192, "portable"),   # d256 non-causal timed to 4096
+    (256, True, 8192, "hopper"),
+    (96, False, 2048, "hopper"),
+    (96, True, 2048, "portable"),     # timed 0.93-1.00x
+])
+def test_shipped_varlen_rule(d, causal, maxlen, family):
+    dec = _varlen_decision(d, causal, maxlen)
+    assert dec.family == family, dec.refused
+    if family == "hopper":
+        assert [pl.kernel for pl in dec.plans] == [f"hopper_fwd_bf16_d{d}_varlen"]
     percall.decide.cache_clear()
 
 
