@@ -61,7 +61,8 @@ def test_forced_gate_accepts_varlen_on_every_head_dim(dtype, d, kw):
     p = vproblem(d=d, dtype=dtype, **kw)
     assert hopper.gate(p, "sm_90a", 132, force=True) is None
     (pl,) = hopper.plan(p, "sm_90a", 132, 1)
-    assert pl.kernel == f"hopper_fwd_{dtype}_d{d}{'_softcap' if kw.get('softcap') else ''}_varlen"
+    dyn = "_dyn" if d == 96 and kw.get("causal") else ""
+    assert pl.kernel == f"hopper_fwd_{dtype}_d{d}{dyn}{'_softcap' if kw.get('softcap') else ''}_varlen"
 
 
 def test_plan_packs_totals_and_binds_the_cu_seqlens():
@@ -126,7 +127,7 @@ def test_varlen_dispatch_follows_the_rule(monkeypatch, d, causal, maxlen):
     dec = _varlen_decision(d, causal, maxlen)
     if 1024 <= maxlen:
         assert dec.family == "hopper", dec.refused
-        assert [pl.kernel for pl in dec.plans] == [f"hopper_fwd_bf16_d{d}_varlen"]
+        assert [pl.kernel for pl in dec.plans] == [f"hopper_fwd_bf16_d{d}{'_dyn' if (d, causal) == (96, True) else ''}_varlen"]
     else:
         assert dec.family == "portable" and "max_seqlen_q 300 is outside 1024.." in dict(dec.refused)["hopper"]
     percall.decide.cache_clear()
@@ -146,8 +147,20 @@ def test_shipped_varlen_rule(d, causal, maxlen, family):
     dec = _varlen_decision(d, causal, maxlen)
     assert dec.family == family, dec.refused
     if family == "hopper":
-        assert [pl.kernel for pl in dec.plans] == [f"hopper_fwd_bf16_d{d}_varlen"]
+        assert [pl.kernel for pl in dec.plans] == [f"hopper_fwd_bf16_d{d}{'_dyn' if (d, causal) == (96, True) else ''}_varlen"]
     percall.decide.cache_clear()
+
+
+@pytest.mark.parametrize("causal, softcap, kernel", [(True, 0.0, "hopper_fwd_bf16_d96_dyn_varlen"),
+                                                     (False, 0.0, "hopper_fwd_bf16_d96_varlen"),
+                                                     (True, 5.0, "hopper_fwd_bf16_d96_softcap_varlen")])
+def test_causal_d96_varlen_takes_the_dynamic_schedule(causal, softcap, kernel):
+    """d96's main kernel deals causal tiles out statically; causal varlen problems take its ``_dyn_varlen`` twin
+    (softcap ones keep ``_softcap_varlen``: there is no dynamic softcap kernel)."""
+    plans = hopper.plan(vproblem(d=96, causal=causal, softcap=softcap), "sm_90a", 132, 1)
+    assert [pl.kernel for pl in plans] == [kernel]
+    o = hopper.manifest("sm_90a")["by_name"][kernel[len("hopper_"):]]
+    assert o.get("dynamic_causal", False) == (kernel.endswith("_dyn_varlen"))
 
 
 def test_varlen_rule_names_only_built_head_dims():
@@ -184,6 +197,6 @@ def test_manifest_records_tma_for_the_varlen_kernels_in_builds_without_tma_d64_d
     got = {o["name"]: o for o in json.loads((tmp_path / "hopper_manifest.json").read_text())["objects"]}
     shipped = {o["name"]: o for o in json.loads((CO / "hopper_manifest.json").read_text())["objects"]}
     names = [n for n in shipped if n.endswith("_varlen")]
-    assert len(names) == 16
+    assert len(names) == 18
     for n in names:
         assert got[n] == shipped[n], n

@@ -249,9 +249,12 @@ def kernel_name(p: Problem, names) -> str:
     / ``_static`` sibling for causal ones (:data:`DYN_SIBLING_CAUSAL`, :data:`STATIC_SIBLING_CAUSAL`), the d64 ``_s4``
     sibling where :data:`S4_SIBLING_D64` says;
     softcap problems: ``fwd_<dtype>_d<D>_softcap``; varlen problems ``fwd_<dtype>_d<D>[_softcap]_varlen`` (whether or not
-    ``names`` has it: :func:`gate` checks)."""
+    ``names`` has it: :func:`gate` checks), causal ones without softcap ``fwd_<dtype>_d<D>_dyn_varlen`` where ``names``
+    has it (d96: the dynamic causal schedule, as ``_dyn`` on uniform batches)."""
     name = variant_name(p.dtype, p.head_dim)
     if p.varlen:
+        if p.causal and p.softcap == 0 and name + "_dyn_varlen" in names:
+            return name + "_dyn_varlen"
         return name + ("_softcap" if p.softcap > 0 else "") + "_varlen"
     if p.softcap > 0:
         return name + "_softcap"
