@@ -10,7 +10,8 @@
 #   tests     python3 -m pytest tests/gpu (from the checkout, or, with WHEEL, from that wheel installed in a scratch
 #             folder and run outside the checkout)
 #   sanitize  compute-sanitizer memcheck / synccheck / racecheck (TOOLS) over bench/hopper_sanitize.c with every kernel
-#             of the manifest of each dtype in DTYPES (default "bf16 fp16"); LIMIT seconds per tool and dtype (240)
+#             of the manifest of each dtype in DTYPES (default "bf16 fp16") whose name matches the Python regular
+#             expression KERNELS (searched, default: all); LIMIT seconds per tool and dtype (240)
 #   bench     python3 -m pyhipattn bench --out $OUT/bench
 # Each step has its own time limit (CHECK_S, TESTS_S, LIMIT, BENCH_S) so one hang cannot eat the others.  Exit status:
 # 0 when every step that ran passed.
@@ -59,9 +60,11 @@ for step in $STEPS; do
     san=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
     [ -n "$san" ] || { note "sanitize  no compute-sanitizer"; bad=1; continue; }
     for dt in $DTYPES; do
-      specs=$(python3 -c "import json, sys; m = json.load(open('kernels/co/sm_90a/hopper_manifest.json'))['objects']
-print(' '.join(f\"{o['kernel']}:{o['shared']}:{o['block_m']}:{o['threads']}:{o['head_dim']}\" for o in m if o['dtype'] == sys.argv[1]))" "$dt")
+      specs=$(python3 -c "import json, re, sys; m = json.load(open('kernels/co/sm_90a/hopper_manifest.json'))['objects']
+print(' '.join(f\"{o['kernel']}:{o['shared']}:{o['block_m']}:{o['threads']}:{o['head_dim']}\" for o in m
+               if o['dtype'] == sys.argv[1] and re.search(sys.argv[2], o['kernel'])))" "$dt" "${KERNELS:-.}")
       n=$(echo $specs | wc -w)
+      [ "$n" -gt 0 ] || { note "sanitize  $dt: no kernel matches KERNELS=${KERNELS:-.}"; bad=1; continue; }
       for tool in $TOOLS; do
         log="$OUT/sanitize-$dt-$tool.log"
         timeout "$LIMIT" "$san" --tool "$tool" --print-limit 20 "$OUT/hopper_sanitize" kernels/co/sm_90a/hopper_fwd.cubin $specs > "$log" 2>&1

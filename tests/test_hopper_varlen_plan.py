@@ -61,7 +61,8 @@ def test_forced_gate_accepts_varlen_on_every_head_dim(dtype, d, kw):
     p = vproblem(d=d, dtype=dtype, **kw)
     assert hopper.gate(p, "sm_90a", 132, force=True) is None
     (pl,) = hopper.plan(p, "sm_90a", 132, 1)
-    assert pl.kernel == f"hopper_fwd_{dtype}_d{d}{'_softcap' if kw.get('softcap') else ''}_varlen"
+    dyn = "_dyn" if d == 96 and kw.get("causal") else ""
+    assert pl.kernel == f"hopper_fwd_{dtype}_d{d}{dyn}{'_softcap' if kw.get('softcap') else ''}_varlen"
 
 
 def test_plan_packs_totals_and_binds_the_cu_seqlens():
@@ -108,28 +109,59 @@ def test_a_cubin_without_varlen_kernels_refuses_varlen(monkeypatch):
     assert why is not None and "_varlen" in why
 
 
+def _varlen_decision(d: int, causal: bool, maxlen: int):
+    percall.decide.cache_clear()       # decisions are cached per problem
+    return plan_mha_fwd((20000, 8, d), (20000, 8, d), (20000, 8, d), dtype="bf16", arch="sm_90a",
+                        cu_seqlens_len=17, max_seqlen_q=maxlen, max_seqlen_k=maxlen, causal=causal, explain=True)
+
+
 @pytest.mark.parametrize("d, causal, maxlen", [(128, False, 4096), (128, True, 4096), (64, False, 4096),
                                                (64, True, 4096), (128, False, 300), (96, True, 2048), (256, False, 2048)])
 def test_varlen_dispatch_follows_the_rule(monkeypatch, d, causal, maxlen):
-    """Hopper where :data:`hopper.VARLEN_PREFERRED` (and :data:`hopper.PREFERRED`) cover the longest sequence; portable
-    elsewhere, and everywhere while the rule is empty (the shipped state until the kernels are timed on a GPU)."""
-    def decide():
-        percall.decide.cache_clear()       # decisions are cached per problem
-        return plan_mha_fwd((20000, 8, d), (20000, 8, d), (20000, 8, d), dtype="bf16", arch="sm_90a",
-                            cu_seqlens_len=17, max_seqlen_q=maxlen, max_seqlen_k=maxlen, causal=causal, explain=True)
-
+    """Hopper where :data:`hopper.VARLEN_PREFERRED` covers the longest sequence (:data:`hopper.PREFERRED`, timed on
+    uniform batches, does not apply to varlen); portable elsewhere, and everywhere while the rule is empty."""
     monkeypatch.setattr(hopper, "VARLEN_PREFERRED", {})
-    dec = decide()
+    dec = _varlen_decision(d, causal, maxlen)
     assert dec.family == "portable" and "varlen" in dict(dec.refused)["hopper"]
     monkeypatch.setattr(hopper, "VARLEN_PREFERRED", {(d, causal): (1024, 1 << 30)})
-    dec = decide()
-    lo, hi = hopper.PREFERRED[(d, causal)]
-    if 1024 <= maxlen and lo <= maxlen <= hi:
+    dec = _varlen_decision(d, causal, maxlen)
+    if 1024 <= maxlen:
         assert dec.family == "hopper", dec.refused
-        assert [pl.kernel for pl in dec.plans] == [f"hopper_fwd_bf16_d{d}_varlen"]
+        assert [pl.kernel for pl in dec.plans] == [f"hopper_fwd_bf16_d{d}{'_dyn' if (d, causal) == (96, True) else ''}_varlen"]
     else:
-        assert dec.family == "portable" and "seqlen" in dict(dec.refused)["hopper"]
+        assert dec.family == "portable" and "max_seqlen_q 300 is outside 1024.." in dict(dec.refused)["hopper"]
     percall.decide.cache_clear()
+
+
+@pytest.mark.parametrize("d, causal, maxlen, family", [
+    (128, True, 300, "hopper"),       # many short sequences: below PREFERRED's 512, timed 1.52-1.85x portable
+    (64, True, 1024, "hopper"),       # plain causal d64 goes to portable below 2048; varlen timed 1.18x
+    (64, False, 16384, "hopper"),
+    (64, False, 16385, "portable"),   # past the longest sequence timed
+    (256, False, 8192, "portable"),   # d256 non-causal timed to 4096
+    (256, True, 8192, "hopper"),
+    (96, False, 2048, "hopper"),
+    (96, True, 2048, "hopper"),       # _dyn_varlen: 1.35-1.77x (the static d96 kernel: 0.93-1.00x)
+    (96, True, 16385, "portable"),
+])
+def test_shipped_varlen_rule(d, causal, maxlen, family):
+    dec = _varlen_decision(d, causal, maxlen)
+    assert dec.family == family, dec.refused
+    if family == "hopper":
+        assert [pl.kernel for pl in dec.plans] == [f"hopper_fwd_bf16_d{d}{'_dyn' if (d, causal) == (96, True) else ''}_varlen"]
+    percall.decide.cache_clear()
+
+
+@pytest.mark.parametrize("causal, softcap, kernel", [(True, 0.0, "hopper_fwd_bf16_d96_dyn_varlen"),
+                                                     (False, 0.0, "hopper_fwd_bf16_d96_varlen"),
+                                                     (True, 5.0, "hopper_fwd_bf16_d96_softcap_varlen")])
+def test_causal_d96_varlen_takes_the_dynamic_schedule(causal, softcap, kernel):
+    """d96's main kernel deals causal tiles out statically; causal varlen problems take its ``_dyn_varlen`` twin
+    (softcap ones keep ``_softcap_varlen``: there is no dynamic softcap kernel)."""
+    plans = hopper.plan(vproblem(d=96, causal=causal, softcap=softcap), "sm_90a", 132, 1)
+    assert [pl.kernel for pl in plans] == [kernel]
+    o = hopper.manifest("sm_90a")["by_name"][kernel[len("hopper_"):]]
+    assert o.get("dynamic_causal", False) == (kernel.endswith("_dyn_varlen"))
 
 
 def test_varlen_rule_names_only_built_head_dims():
@@ -166,6 +198,6 @@ def test_manifest_records_tma_for_the_varlen_kernels_in_builds_without_tma_d64_d
     got = {o["name"]: o for o in json.loads((tmp_path / "hopper_manifest.json").read_text())["objects"]}
     shipped = {o["name"]: o for o in json.loads((CO / "hopper_manifest.json").read_text())["objects"]}
     names = [n for n in shipped if n.endswith("_varlen")]
-    assert len(names) == 16
+    assert len(names) == 18
     for n in names:
         assert got[n] == shipped[n], n

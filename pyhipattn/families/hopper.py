@@ -249,9 +249,12 @@ def kernel_name(p: Problem, names) -> str:
     / ``_static`` sibling for causal ones (:data:`DYN_SIBLING_CAUSAL`, :data:`STATIC_SIBLING_CAUSAL`), the d64 ``_s4``
     sibling where :data:`S4_SIBLING_D64` says;
     softcap problems: ``fwd_<dtype>_d<D>_softcap``; varlen problems ``fwd_<dtype>_d<D>[_softcap]_varlen`` (whether or not
-    ``names`` has it: :func:`gate` checks)."""
+    ``names`` has it: :func:`gate` checks), causal ones without softcap ``fwd_<dtype>_d<D>_dyn_varlen`` where ``names``
+    has it (d96: the dynamic causal schedule, as ``_dyn`` on uniform batches)."""
     name = variant_name(p.dtype, p.head_dim)
     if p.varlen:
+        if p.causal and p.softcap == 0 and name + "_dyn_varlen" in names:
+            return name + "_dyn_varlen"
         return name + ("_softcap" if p.softcap > 0 else "") + "_varlen"
     if p.softcap > 0:
         return name + "_softcap"
@@ -270,10 +273,10 @@ def kernel_name(p: Problem, names) -> str:
 
 def preferred(p: Problem) -> str | None:
     """None where the hopper kernels measured faster than the portable family on the H100
-    (:data:`PREFERRED`; windows and softcap: :data:`WINDOW_PREFERRED`, :data:`SOFTCAP_PREFERRED` too), else why dispatch
-    leaves the problem to portable."""
-    if p.varlen and (why := _varlen_preferred(p)):
-        return why
+    (:data:`PREFERRED`, varlen: :data:`VARLEN_PREFERRED` instead; windows and softcap: :data:`WINDOW_PREFERRED`,
+    :data:`SOFTCAP_PREFERRED` too), else why dispatch leaves the problem to portable."""
+    if p.varlen:
+        return _varlen_preferred(p) or _window_softcap_preferred(p)
     if why := _window_softcap_preferred(p):
         return why
     lo, hi = PREFERRED.get((p.head_dim, p.causal), (0, -1))
@@ -332,11 +335,26 @@ def _window_softcap_preferred(p: Problem) -> str | None:
 
 
 #: Varlen (issue11h, the ``_varlen`` kernels): (head_dim, causal) -> (min, max) of max_seqlen_q / max_seqlen_k where
-#: dispatch runs varlen problems on the hopper kernels (the other tables apply on top, with the longest sequence's
-#: lengths); a key missing here leaves those varlen problems to portable.  Empty: branch issue11h-varlen2 got no device
-#: time (notes/hopper.md, 2026-11-26 issue11h), so the _varlen kernels are neither validated on a GPU nor timed against
-#: portable yet; they run only when forced (``gate(force=True)``: tests, bench/hopper_varlen_dev.py) until rows go here.
-VARLEN_PREFERRED: dict[tuple[int, bool], tuple[int, int]] = {}
+#: dispatch runs varlen problems on the hopper kernels; window / softcap tables apply on top, :data:`PREFERRED` (timed
+#: on uniform batches) does not.  A key missing here leaves those varlen problems to portable.  Each range ends at the
+#: longest max_seqlen timed.  H100, bf16, hopper forced / portable forced over the same packed inputs
+#: (bench/hopper_varlen_dev.py time, notes/hopper.md 2026-11-27): 16 sequences of 128-4096 tokens: d128 1.20x / causal
+#: 1.38x (32/8: 1.32x), d64 1.35 / 1.16x, d96 1.34 / 1.00x, d256 1.48 / 1.52x; 32 of 128-1024: d128 1.08 / 1.57x, d64
+#: 1.49 / 1.18x; 4 of 4096-16384 (longest 11237-15186): d128 1.25 / 1.20x, d64 1.28 / 1.08x; 8 of 1024-8192: d256
+#: causal 1.22x, d96 causal 0.93x; 256 of 16-256: d64 1.55x, d128 causal 1.85x; 128 of 64-512, 32/8 d128 causal 1.52x.
+#: d96 causal on the main d96 kernel (static schedule) timed 0.93-1.00x; on ``_dyn_varlen`` (the dynamic schedule) 1.49x
+#: (16 of 128-4096; 32/8: 1.50x), 1.41x (8 of 1024-8192), 1.53x (32 of 128-1024), 1.35x (4 of 4096-16384, longest
+#: 14075), 1.77x (256 of 16-256).
+VARLEN_PREFERRED: dict[tuple[int, bool], tuple[int, int]] = {
+    (64, False): (1, 16384),
+    (64, True): (1, 16384),
+    (128, False): (1, 16384),
+    (128, True): (1, 16384),
+    (256, False): (1, 4096),
+    (256, True): (1, 8192),
+    (96, False): (1, 4096),
+    (96, True): (1, 16384),
+}
 
 
 def _varlen_preferred(p: Problem) -> str | None:

@@ -1390,6 +1390,16 @@ HOPPER_KERNEL_VARLEN(hopper_fwd_bf16_d96_varlen, Bf16, 96, 128, 2, 2, 2, false)
 HOPPER_KERNEL_VARLEN(hopper_fwd_fp16_d96_varlen, Fp16, 96, 128, 2, 2, 2, false)
 HOPPER_KERNEL_VARLEN(hopper_fwd_bf16_d256_varlen, Bf16, 256, HOPPER_BN_D256, 2, 2, 1, false)
 HOPPER_KERNEL_VARLEN(hopper_fwd_fp16_d256_varlen, Fp16, 256, HOPPER_BN_D256, 2, 2, 1, false)
+#if HOPPER_DYN_D96
+// the d96 _dyn siblings over packed sequences: the planner runs them on causal varlen problems (the d96 main kernel's
+// static schedule deals heavy causal tiles out unevenly, as on uniform batches)
+#define HOPPER_KERNEL_VARLEN_DYN(NAME, E, D, BN, S, NWG, QS)                                                       \
+    extern "C" __global__ void __launch_bounds__((NWG + 1) * 128, 1) NAME(const __grid_constant__ hopper_fwd_args a) { \
+        fwd_body<E, D, BN, S, NWG, QS, true, true, false, false, true>(a);                                           \
+    }
+HOPPER_KERNEL_VARLEN_DYN(hopper_fwd_bf16_d96_dyn_varlen, Bf16, 96, 128, 2, 2, 2)
+HOPPER_KERNEL_VARLEN_DYN(hopper_fwd_fp16_d96_dyn_varlen, Fp16, 96, 128, 2, 2, 2)
+#endif
 #if HOPPER_SOFTCAP_SIBLINGS
 HOPPER_KERNEL_VARLEN(hopper_fwd_bf16_d128_softcap_varlen, Bf16, 128, HOPPER_BN_D128, HOPPER_STAGES_D128, 2, HOPPER_Q_STAGES_D128,
                      true)
