@@ -280,13 +280,19 @@ def preferred(p: Problem) -> str | None:
     if why := _window_softcap_preferred(p):
         return why
     lo, hi = PREFERRED.get((p.head_dim, p.causal), (0, -1))
+    kind = f"head_dim {p.head_dim} {'causal' if p.causal else 'non-causal'}"
     if hi < lo:
-        return (f"head_dim {p.head_dim} {'causal' if p.causal else 'non-causal'}: the portable kernels measured "
-                "faster on the H100 (notes/hopper.md)")
-    for name, n in (("seqlen_q", p.seqlen_q), ("seqlen_k", p.seqlen_k)):
+        return f"{kind}: the portable kernels measured faster on the H100 (notes/hopper.md)"
+    return _outside_range(lo, hi, kind, (("seqlen_q", p.seqlen_q), ("seqlen_k", p.seqlen_k)))
+
+
+def _outside_range(lo: int, hi: int, kind: str, lengths) -> str | None:
+    """Why dispatch leaves a problem of ``kind`` to portable when one of ``lengths`` ((name, n) pairs) is outside
+    ``lo..hi``, the lengths where a preference table says the hopper kernels measured faster; else None."""
+    for name, n in lengths:
         if not lo <= n <= hi:
             return (f"{name} {n} is outside {lo}..{hi}, where the hopper kernels measured faster than portable "
-                    f"for head_dim {p.head_dim} {'causal' if p.causal else 'non-causal'} (notes/hopper.md)")
+                    f"for {kind} (notes/hopper.md)")
     return None
 
 
@@ -327,10 +333,9 @@ def _window_softcap_preferred(p: Problem) -> str | None:
         lo, hi = table.get(p.head_dim, (0, -1))
         if hi < lo:
             return f"head_dim {p.head_dim} with {what}: not measured faster than portable on the H100 (notes/hopper.md)"
-        for name, n in (("seqlen_q", p.seqlen_q), ("seqlen_k", p.seqlen_k)):
-            if not lo <= n <= hi:
-                return (f"{name} {n} is outside {lo}..{hi}, where the hopper kernels measured faster than portable "
-                        f"for head_dim {p.head_dim} with {what} (notes/hopper.md)")
+        if why := _outside_range(lo, hi, f"head_dim {p.head_dim} with {what}",
+                                 (("seqlen_q", p.seqlen_q), ("seqlen_k", p.seqlen_k))):
+            return why
     return None
 
 
@@ -362,11 +367,7 @@ def _varlen_preferred(p: Problem) -> str | None:
     kind = f"head_dim {p.head_dim} {'causal' if p.causal else 'non-causal'} varlen"
     if hi < lo:
         return f"{kind}: not measured faster than portable on the H100 (notes/hopper.md)"
-    for name, n in (("max_seqlen_q", p.seqlen_q), ("max_seqlen_k", p.seqlen_k)):
-        if not lo <= n <= hi:
-            return (f"{name} {n} is outside {lo}..{hi}, where the hopper kernels measured faster than portable for "
-                    f"{kind} (notes/hopper.md)")
-    return None
+    return _outside_range(lo, hi, kind, (("max_seqlen_q", p.seqlen_q), ("max_seqlen_k", p.seqlen_k)))
 
 
 def window_args(p: Problem) -> tuple[int, int]:
