@@ -238,6 +238,12 @@
 #ifndef HOPPER_TAIL_ROUNDS_D64
 #define HOPPER_TAIL_ROUNDS_D64 8
 #endif
+// 1: the d64 kernels (not _varlen) decode a tile index (decode: in next_tile, the epilogue and the producer) with unsigned
+// divisions, every operand being >= 0: no IABS / sign fix-ups around each division (cuobjdump of hopper_fwd_bf16_d64: 65
+// IABS -> 15); 0: signed (before, issue11i)
+#ifndef HOPPER_UDIV_D64
+#define HOPPER_UDIV_D64 1
+#endif
 // 1: also build the _varlen siblings, hopper_fwd_<dtype>_d<D>_varlen and _d<D>_softcap_varlen (D = 64, 96, 128, 256):
 // each head dim's main / _softcap kernel over packed sequences (hopper_fwd_args' cu_seqlens_q / cu_seqlens_k; manifest
 // "varlen"); the d128 ones store O from the staging buffer with row stores (a TMA store would write past a sequence's
@@ -616,6 +622,26 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     }
     auto decode = [&](int t, int& m_block, int& h, int& b) {
         if constexpr (TSPLIT) t = tail_tile(t);
+        if constexpr (HOPPER_UDIV_D64 && D == 64 && !VARLEN) {   // the same decode as below, unsigned
+            const unsigned ut = t, mb = a.m_blocks, hq = a.heads_q;
+            unsigned r;
+            if (a.causal) {
+                const unsigned sec_tiles = (unsigned)hs * mb;
+                const unsigned sec = ut / sec_tiles;
+                const unsigned w = ut - sec * sec_tiles;
+                const unsigned nh = min(hs, per_m - (int)sec * hs);
+                const unsigned q = w / nh;
+                m_block = (int)(mb - 1 - q);
+                r = sec * hs + (w - q * nh);
+            } else {
+                r = ut / mb;
+                m_block = (int)(ut - r * mb);
+            }
+            const unsigned bb = r / hq;
+            h = (int)(r - bb * hq);
+            b = (int)bb;
+            return;
+        }
         if (a.causal) {
             const int sec_tiles = hs * a.m_blocks;
             const int sec = t / sec_tiles;
