@@ -1378,10 +1378,13 @@ HOPPER_KERNEL_SOFTCAP(hopper_fwd_fp16_d256_softcap, Fp16, 256, HOPPER_BN_D256, 2
 #endif
 #if HOPPER_VARLEN_SIBLINGS
 // the _varlen siblings: each head dim's main kernel and its _softcap sibling over packed sequences (cu_seqlens)
-#define HOPPER_KERNEL_VARLEN(NAME, E, D, BN, S, NWG, QS, SOFTCAP)                                                    \
+// (DYN_SIB: the _dyn_varlen ones below)
+#define HOPPER_KERNEL_VARLEN_X(NAME, E, D, BN, S, NWG, QS, DYN_SIB, SOFTCAP)                                          \
     extern "C" __global__ void __launch_bounds__((NWG + 1) * 128, 1) NAME(const __grid_constant__ hopper_fwd_args a) { \
-        fwd_body<E, D, BN, S, NWG, QS, true, false, false, SOFTCAP, true>(a);                                          \
+        fwd_body<E, D, BN, S, NWG, QS, true, DYN_SIB, false, SOFTCAP, true>(a);                                        \
     }
+#define HOPPER_KERNEL_VARLEN(NAME, E, D, BN, S, NWG, QS, SOFTCAP) \
+    HOPPER_KERNEL_VARLEN_X(NAME, E, D, BN, S, NWG, QS, false, SOFTCAP)
 HOPPER_KERNEL_VARLEN(hopper_fwd_bf16_d128_varlen, Bf16, 128, HOPPER_BN_D128, HOPPER_STAGES_D128, 2, HOPPER_Q_STAGES_D128, false)
 HOPPER_KERNEL_VARLEN(hopper_fwd_fp16_d128_varlen, Fp16, 128, HOPPER_BN_D128, HOPPER_STAGES_D128, 2, HOPPER_Q_STAGES_D128, false)
 HOPPER_KERNEL_VARLEN(hopper_fwd_bf16_d64_varlen, Bf16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_D64, HOPPER_Q_STAGES, false)
@@ -1393,12 +1396,8 @@ HOPPER_KERNEL_VARLEN(hopper_fwd_fp16_d256_varlen, Fp16, 256, HOPPER_BN_D256, 2, 
 #if HOPPER_DYN_D96
 // the d96 _dyn siblings over packed sequences: the planner runs them on causal varlen problems (the d96 main kernel's
 // static schedule deals heavy causal tiles out unevenly, as on uniform batches)
-#define HOPPER_KERNEL_VARLEN_DYN(NAME, E, D, BN, S, NWG, QS)                                                       \
-    extern "C" __global__ void __launch_bounds__((NWG + 1) * 128, 1) NAME(const __grid_constant__ hopper_fwd_args a) { \
-        fwd_body<E, D, BN, S, NWG, QS, true, true, false, false, true>(a);                                           \
-    }
-HOPPER_KERNEL_VARLEN_DYN(hopper_fwd_bf16_d96_dyn_varlen, Bf16, 96, 128, 2, 2, 2)
-HOPPER_KERNEL_VARLEN_DYN(hopper_fwd_fp16_d96_dyn_varlen, Fp16, 96, 128, 2, 2, 2)
+HOPPER_KERNEL_VARLEN_X(hopper_fwd_bf16_d96_dyn_varlen, Bf16, 96, 128, 2, 2, 2, true, false)
+HOPPER_KERNEL_VARLEN_X(hopper_fwd_fp16_d96_dyn_varlen, Fp16, 96, 128, 2, 2, 2, true, false)
 #endif
 #if HOPPER_SOFTCAP_SIBLINGS
 HOPPER_KERNEL_VARLEN(hopper_fwd_bf16_d128_softcap_varlen, Bf16, 128, HOPPER_BN_D128, HOPPER_STAGES_D128, 2, HOPPER_Q_STAGES_D128,
