@@ -288,7 +288,9 @@ def test_plan_launch_shape(causal, d):
     tma = obj.get("tma")
     assert pl.workspace_bytes == (tma["align"] + tma["bytes_per_cta"] * pl.grid[0] if tma else 0)
     lo4, hi4 = hopper.S4_SIBLING_D64.get(causal, (0, -1)) if d == 64 else (0, -1)
-    suffix = "_dyn" if causal and d in hopper.DYN_SIBLING_CAUSAL else "_s4" if lo4 <= 777 <= hi4 else ""
+    lof, hif = hopper.FK_SIBLING_D128.get(causal, (0, -1)) if d == 128 else (0, -1)
+    suffix = ("_dyn" if causal and d in hopper.DYN_SIBLING_CAUSAL else "_s4" if lo4 <= 777 <= hi4
+              else "_fk" if lof <= 777 <= hif else "")
     assert pl.kernel == f"hopper_fwd_bf16_d{d}" + suffix
     assert Path(pl.code_object).name == "hopper_fwd.cubin"
     lay = hopper.layout()
@@ -425,7 +427,7 @@ def test_d128_tma_store_and_loop_options():
             d64 = {"epilogue_tma", "decode_once"} if o["head_dim"] == 64 else set()
             assert not ({"epilogue_tma", "rescale_in_turn", "rescale_vote", "desc_add", "decode_once"} - d64) & set(o), o["name"]
             continue
-        store = o["name"].endswith(("_d128", "_d128_static", "_d128_softcap"))   # the _softcap sibling is the main kernel's code
+        store = o["name"].endswith(("_d128", "_d128_static", "_d128_softcap", "_d128_fk"))   # (_softcap, _fk: the main kernel's code)
         assert bool(o.get("epilogue_tma")) == store and (not store or o.get("epilogue_smem")), o["name"]
         assert o["tma"]["bytes_per_cta"] == (512 if store else 384), o["name"]
         assert o.get("rescale_in_turn") is True and o.get("rescale_vote") is False and o.get("desc_add") is True, o["name"]
@@ -612,7 +614,7 @@ def test_build_is_reproducible(tmp_path):
                WG_SKIP_D64=str(int(bool(d64.get("wg_skip")))), S4_D64=str(int("fwd_bf16_d64_s4" in by_name)),
                TAIL_SPLIT_D64=str(int(bool(d64.get("tail_split")))), TAIL_ROUNDS_D64=str(d64.get("tail_split_rounds", 8)),
                EPI_TMA_D64=str(int(bool(d64.get("epilogue_tma")))), DECODE_ONCE_D64=str(int(bool(d64.get("decode_once")))),
-               VARLEN_SIBLINGS=str(int("fwd_bf16_d128_varlen" in by_name)))
+               VARLEN_SIBLINGS=str(int("fwd_bf16_d128_varlen" in by_name)), FK_D128=str(int("fwd_bf16_d128_fk" in by_name)))
     r = subprocess.run(["bash", str(ROOT / "scripts" / "build" / "hopper.sh")], env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     assert (tmp_path / "hopper_fwd.cubin").read_bytes() == (CO / "hopper_fwd.cubin").read_bytes()
@@ -796,6 +798,9 @@ def test_static_sibling_runs_where_it_measured_faster(shape, causal, suffix):
     dynamic = suffix == ""
     if dynamic and d == 64 and lo4 <= s <= hi4:   # the d64 _s4 sibling (issue11h): dynamic too
         suffix = "_s4"
+    lof, hif = hopper.FK_SIBLING_D128.get(causal, (0, -1))
+    if dynamic and d == 128 and lof <= s <= hif:   # the d128 _fk sibling (issue11i): dynamic too
+        suffix = "_fk"
     assert hopper.kernel_name(p, by) == f"fwd_bf16_d{d}" + suffix
     (pl,) = hopper.plan(p, "sm_90a", 132, 1)
     obj = by[f"fwd_bf16_d{d}" + suffix]
@@ -858,3 +863,43 @@ def test_s4_sibling_runs_where_the_gate_says(shape, causal):
         assert not hopper.kernel_name(problem(b=b, sq=s, sk=s, hq=h, hk=hk, d=d, causal=causal), by).endswith("_s4")
     names = {k: v for k, v in by.items() if not k.endswith("_s4")}   # a manifest without it: the d64 kernel
     assert hopper.kernel_name(p, names) == "fwd_bf16_d64" + ("_static" if static else "")
+
+
+# ----------------------------------------------------------------------------- d128 _fk sibling (issue11i)
+
+
+def test_shipped_d128_fk_siblings_are_the_d128_kernel():
+    """The ``_fk`` siblings (HOPPER_FK_D128): the d128 kernel's tile, schedule, epilogue and resources, marked
+    ``fused_turn`` / ``k_ahead``; no other kernel carries the marks."""
+    by = hopper.manifest("sm_90a")["by_name"]
+    for dt in hopper.DTYPES:
+        base, fk = by[hopper.variant_name(dt, 128)], by[hopper.variant_name(dt, 128) + "_fk"]
+        assert {k: v for k, v in fk.items() if k not in ("name", "kernel", "fused_turn", "k_ahead")} == \
+            {k: v for k, v in base.items() if k not in ("name", "kernel")}
+        assert fk["kernel"] == base["kernel"] + "_fk" and fk["fused_turn"] and fk["k_ahead"]
+    assert sorted(o["name"] for o in hopper.manifest("sm_90a")["objects"] if o.get("fused_turn") or o.get("k_ahead")) == \
+        ["fwd_bf16_d128_fk", "fwd_fp16_d128_fk"]
+
+
+@pytest.mark.parametrize("shape, causal", [((32, 16, 16, 512), False), ((32, 16, 16, 512), True),
+                                           ((16, 16, 16, 1024), True), ((8, 16, 16, 2048), False),
+                                           ((8, 16, 16, 2048), True), ((4, 16, 16, 4096), False),
+                                           ((1, 32, 8, 8192), True), ((1, 16, 16, 16384), False)])
+def test_fk_sibling_runs_where_the_gate_says(shape, causal):
+    """hopper.FK_SIBLING_D128 picks the ``_fk`` sibling by causal flag and seqlen_k, after the ``_bn176`` / ``_static``
+    siblings; not for softcap, varlen or other head dims; a manifest without it keeps the d128 kernel."""
+    b, h, hk, s = shape
+    by = hopper.manifest("sm_90a")["by_name"]
+    p = problem(b=b, sq=s, sk=s, hq=h, hk=hk, d=128, causal=causal)
+    lo, hi = hopper.FK_SIBLING_D128[causal]
+    bn176 = not causal and hopper.WIDE_BLOCK_NONCAUSAL[0] <= s <= hopper.WIDE_BLOCK_NONCAUSAL[1]
+    other = "_bn176" if bn176 else "_static" if hopper._runs_static_sibling(p) else ""
+    want = "fwd_bf16_d128" + (other or ("_fk" if lo <= s <= hi else ""))
+    assert hopper.kernel_name(p, by) == want
+    (pl,) = hopper.plan(p, "sm_90a", 132, 1)
+    assert pl.kernel == by[want]["kernel"] and pl.shared_mem == by[want]["shared"]
+    for d in (64, 96, 256):
+        assert not hopper.kernel_name(problem(b=b, sq=s, sk=s, hq=h, hk=hk, d=d, causal=causal), by).endswith("_fk")
+    assert not hopper.kernel_name(dataclasses.replace(p, softcap=30.0), by).endswith("_fk")
+    names = {k: v for k, v in by.items() if not k.endswith("_fk")}
+    assert hopper.kernel_name(p, names) == "fwd_bf16_d128" + other

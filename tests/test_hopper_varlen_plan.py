@@ -91,7 +91,7 @@ def test_batch_problems_keep_their_kernels_and_slots():
                             q_strides=(2048 * 8 * 128, 8 * 128, 128), k_strides=(2048 * 2 * 128, 2 * 128, 128),
                             v_strides=(2048 * 2 * 128, 2 * 128, 128), o_strides=(2048 * 8 * 128, 8 * 128, 128))
     (pl,) = hopper.plan(p, "sm_90a", 132, 1)
-    assert pl.kernel == "hopper_fwd_bf16_d128" and "cu_seqlens_q" not in dict(pl.pointer_slots)
+    assert pl.kernel == "hopper_fwd_bf16_d128_fk" and "cu_seqlens_q" not in dict(pl.pointer_slots)   # (2048 keys: _fk)
 
 
 def test_varlen_tma_strides_are_checked_on_the_packed_tensors():

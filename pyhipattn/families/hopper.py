@@ -237,6 +237,23 @@ def _runs_s4_sibling(p: Problem) -> bool:
     return p.head_dim == 64 and lo <= p.seqlen_k <= hi
 
 
+#: d128 problems (not softcap, not varlen) whose seqlen_k lies in the (min, max) of their causal flag run the ``_fk``
+#: sibling of the d128 kernel where the manifest has one (HOPPER_FK_D128: a tile's last PV and the next tile's first
+#: QK^T in one ping-pong turn, each V block loaded after the next K block).  H100, bf16, ``_fk``'s code / the d128 kernel
+#: in the same run (notes/hopper.md, 2026-11-27, issue11i-d128 call 2, one interleaved run of 5 rounds): 1.02x at
+#: 32x512 h16, 1.05x causal; 1.01 / 1.02x at 16x1024; 1.01x at 8x2048; 0.975x at 4x4096 non-causal (so up to 2048);
+#: the ranges below were then checked in the run that validated the kernels (issue11i-fk).
+FK_SIBLING_D128: dict[bool, tuple[int, int]] = {
+    True: (0, 2048),
+    False: (0, 2048),
+}
+
+
+def _runs_fk_sibling(p: Problem) -> bool:
+    lo, hi = FK_SIBLING_D128.get(p.causal, (0, -1))
+    return p.head_dim == 128 and lo <= p.seqlen_k <= hi
+
+
 def _runs_static_sibling(p: Problem) -> bool:
     lo, hi, kv_max = STATIC_SIBLING_CAUSAL.get(p.head_dim, (0, -1, 0))
     kv = p.batch * p.heads_k * p.seqlen_k * (p.head_dim + p.head_dim_v) * 2
@@ -247,7 +264,7 @@ def kernel_name(p: Problem, names) -> str:
     """The manifest name of the kernel that runs ``p`` among ``names``: ``fwd_<dtype>_d<D>``, its
     ``_bn176`` sibling for long non-causal problems (:data:`WIDE_BLOCK_NONCAUSAL`), or its ``_dyn``
     / ``_static`` sibling for causal ones (:data:`DYN_SIBLING_CAUSAL`, :data:`STATIC_SIBLING_CAUSAL`), the d64 ``_s4``
-    sibling where :data:`S4_SIBLING_D64` says;
+    sibling where :data:`S4_SIBLING_D64` says, the d128 ``_fk`` sibling where :data:`FK_SIBLING_D128` says;
     softcap problems: ``fwd_<dtype>_d<D>_softcap``; varlen problems ``fwd_<dtype>_d<D>[_softcap]_varlen`` (whether or not
     ``names`` has it: :func:`gate` checks), causal ones without softcap ``fwd_<dtype>_d<D>_dyn_varlen`` where ``names``
     has it (d96: the dynamic causal schedule, as ``_dyn`` on uniform batches)."""
@@ -268,6 +285,8 @@ def kernel_name(p: Problem, names) -> str:
         return name + "_static"
     if _runs_s4_sibling(p) and name + "_s4" in names:
         return name + "_s4"
+    if _runs_fk_sibling(p) and name + "_fk" in names:
+        return name + "_fk"
     return name
 
 

@@ -197,6 +197,19 @@
 #ifndef HOPPER_DECODE_ONCE_D128
 #define HOPPER_DECODE_ONCE_D128 1
 #endif
+// 1: also build hopper_fwd_<dtype>_d128_fk, the d128 kernel with a shorter tile boundary (issue11i, helper-29's
+// measurements: 1.01-1.05x the d128 kernel at 512-2048 tokens, ~0.975x at 4096; the planner picks them by length):
+//  - the fused turn: a tile's last PV and the next tile's first QK^T go out in one ping-pong turn (PV first); the PV
+//    alone is waited and the epilogue runs with that QK^T on the tensor cores: n turns a tile of n key blocks instead
+//    of n + 1 (cuDNN's count).  With no next tile the QK^T still goes out, over the stale Q slot / K stage (its scores
+//    are dropped): issued only under a branch, ptxas serializes every wgmma;
+//  - K ahead: the producer loads each V block after the next K block (the next tile's first K included), so a K load
+//    never waits for the V slot of the block before it.  A pending V goes out before an empty tile is passed (else: a
+//    deadlock under the dynamic schedule when two or more empty tiles follow, the producer waiting for Q slots the
+//    consumers free only after that V).
+#ifndef HOPPER_FK_D128
+#define HOPPER_FK_D128 1
+#endif
 // 1: each consumer warpgroup of the d64 TMA kernels (not the _static siblings) computes only the key blocks its own
 // 64 rows can see (the top block of a causal diagonal tile is fully masked for the lower warpgroups of a 192-row
 // tile; a last tile's warpgroup past seqlen_q computes one block), passing its ping-pong turn for the others
@@ -472,8 +485,9 @@ template <int D, int ROWS>
 // _static sibling (the static schedule, and at d128 the 24 / 240 split, where the family's kernel is dynamic)
 // SOFTCAP: a _softcap sibling (scores through tanh_of_log2 before the mask and the softmax)
 // VARLEN: a _varlen sibling (packed sequences, hopper_fwd_args' cu_seqlens: set_seq)
+// FK: a d128 _fk sibling (HOPPER_FK_D128: the fused last turn and K loaded ahead of V)
     template <class E, int D, int BN, int STAGES, int NWG, int QS, bool TMA, bool DYN_SIBLING = false,
-              bool STATIC_SIBLING = false, bool SOFTCAP = false, bool VARLEN = false>
+              bool STATIC_SIBLING = false, bool SOFTCAP = false, bool VARLEN = false, bool FK = false>
 __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     static_assert(QS == 1 || QS == 2, "one or two Q buffers");
     static_assert(NWG == 2 || NWG == 3, "two or three consumer warpgroups");
@@ -756,9 +770,25 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         };
         using QRows = std::integral_constant<int, BM>;
         using KVRows = std::integral_constant<int, BN>;
+        // KAHEAD (the _fk siblings): the V block loaded after the next K block (-1: none pending), its stage / phase
+        constexpr bool KAHEAD = FK;
+        static_assert(!FK || (TMA && D == 128 && BN == 128 && !VARLEN && !STATIC_SIBLING && !SOFTCAP), "_fk: the d128 kernel");
+        [[maybe_unused]] int pv_n = -1, pv_hk = 0, pv_b = 0, pv_stage = 0;
+        [[maybe_unused]] uint32_t pv_phase = 0;
+        [[maybe_unused]] auto flush_v = [&]() {
+            if (pv_n >= 0) {
+                mbar_wait(v_empty(pv_stage), pv_phase ^ 1);
+                load(KVRows{}, sV + pv_stage * KV_BYTES, v_full(pv_stage), map_v, a.v, a.v_batch_stride, a.v_head_stride,
+                     a.v_seq_stride, pv_n * BN, sk, pv_hk, pv_b);
+                pv_n = -1;
+            }
+        };
         int* counter = reinterpret_cast<int*>(a.tmaps) - 1;           // dynamic schedule only
         for (int r = 0;; ++r) {
             int t = dyn ? (r == 0 ? (int)blockIdx.x : (int)gridDim.x + atomicAdd(counter, 1)) : tile_of(r);
+            if constexpr (KAHEAD) {   // no tile left: the last V block now
+                if (t >= num_tiles) flush_v();
+            }
             if (dyn) {
                 // every tile index (and -1 at the end) goes to the consumers through the Q slot
                 if (t >= (TSPLIT ? num_items : num_tiles)) t = -1;
@@ -785,6 +815,9 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 if (++qs == QS) { qs = 0; q_phase ^= 1; }
                 continue;
             }
+            if constexpr (KAHEAD) {   // an empty tile: the pending V now (the next slot may wait for consumers past it)
+                if (n_max <= n_min) flush_v();
+            }
             if (n_max <= n_min) {
                 if (dyn) {   // nothing to load: release the slot's consumers at once
                     mbar_arrive(q_full(qs));
@@ -798,6 +831,16 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             load(QRows{}, sQ + qs * Q_BYTES, q_full(qs), map_q, a.q, a.q_batch_stride, a.q_head_stride, a.q_seq_stride,
                  q_off + m_block * BM, sq, h, VARLEN ? 0 : b);
             if (++qs == QS) { qs = 0; q_phase ^= 1; }
+            if constexpr (KAHEAD) {
+                for (int n = n_max - 1; n >= n_min; --n) {
+                    mbar_wait(k_empty(stage), phase ^ 1);
+                    load(KVRows{}, sK + stage * KV_BYTES, k_full(stage), map_k, a.k, a.k_batch_stride, a.k_head_stride,
+                         a.k_seq_stride, n * BN, sk, hk, b);
+                    flush_v();   // the block before this one (or the last tile's last block)
+                    pv_n = n; pv_hk = hk; pv_b = b; pv_stage = stage; pv_phase = phase;
+                    if (++stage == STAGES) { stage = 0; phase ^= 1; }
+                }
+            } else   // (the loop below: K(n), then V(n))
             for (int n = n_max - 1; n >= n_min; --n) {
                 mbar_wait(k_empty(stage), phase ^ 1);
                 load(KVRows{}, sK + stage * KV_BYTES, k_full(stage), map_k, a.k, a.k_batch_stride, a.k_head_stride,
@@ -1107,6 +1150,17 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     if constexpr (EPI_TMA64) {   // every warp's lane 0 issues its own stores
         if (lane == 0) tmap_acquire(map_slot() + 384);
     }
+    // FUSE (the _fk siblings): the next tile (-1: none), picked before the current tile's last turn, and its Q slot /
+    // first K stage waited for (the QK^T in that turn reads them either way: with none, stale but allocated smem)
+    constexpr bool FUSE = FK;
+    [[maybe_unused]] auto fuse_next = [&]() {
+        const int tn = next_tile();
+        if (tn >= 0) {
+            mbar_wait(q_full(qs), q_phase);
+            mbar_wait(k_full(kst), kph);
+        }
+        return tn;
+    };
 
     first_qk();
     for (;;) {
@@ -1180,10 +1234,14 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         }
         mbar_wait(v_full(vst), vph);
         if constexpr (!TMA) fence_proxy_async();
+        [[maybe_unused]] int t_next = -1;
+        if constexpr (FUSE) t_next = fuse_next();
         sched_sync();
         issue_pv(sV + vst * KV_BYTES);
+        if constexpr (FUSE) issue_qk(sK + kst * KV_BYTES);   // the next tile's first QK^T, under this tile's epilogue
         sched_arrive();
-        wgmma_wait<0>();
+        if constexpr (FUSE) wgmma_wait<1>();
+        else wgmma_wait<0>();
         reg_fence(o);
         if (lane == 0) mbar_arrive(v_empty(vst));
         if constexpr (TSPLIT) {   // another warpgroup's piece (HOPPER_TAIL_SPLIT_D64): nothing of this one's to store
@@ -1299,6 +1357,14 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 if (row1 < sq) *reinterpret_cast<uint32_t*>(o1 + 8 * i) = E::pack(o[4 * i + 2] * inv1, o[4 * i + 3] * inv1);
             }
         }
+        if constexpr (FUSE) {   // the next tile's first QK^T is in flight (the loop head waits for it)
+            t = t_next;
+            if (t < 0) {
+                wgmma_wait<0>();
+                break;
+            }
+            continue;
+        }
         t = next_tile();
         if (t < 0) break;
         first_qk();
@@ -1324,6 +1390,15 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
 #define HOPPER_KERNEL_X(NAME, E, D, BN, S, NWG, QS, TMA, DYN_SIB, STATIC_SIB) \
     HOPPER_KERNEL_XS(NAME, E, D, BN, S, NWG, QS, TMA, DYN_SIB, STATIC_SIB, false)
 #define HOPPER_KERNEL(NAME, E, D, BN, S, NWG, QS, TMA) HOPPER_KERNEL_X(NAME, E, D, BN, S, NWG, QS, TMA, false, false)
+#if HOPPER_FK_D128 && HOPPER_TMA_D128 && HOPPER_BN_D128 == 128
+// the _fk siblings (HOPPER_FK_D128): the d128 kernel with the fused last turn and K ahead of V
+#define HOPPER_KERNEL_FK(NAME, E)                                                                                  \
+    extern "C" __global__ void __launch_bounds__(3 * 128, 1) NAME(const __grid_constant__ hopper_fwd_args a) {     \
+        fwd_body<E, 128, 128, HOPPER_STAGES_D128, 2, HOPPER_Q_STAGES_D128, true, false, false, false, false, true>(a); \
+    }
+HOPPER_KERNEL_FK(hopper_fwd_bf16_d128_fk, Bf16)
+HOPPER_KERNEL_FK(hopper_fwd_fp16_d128_fk, Fp16)
+#endif
 
 HOPPER_KERNEL(hopper_fwd_bf16_d128, Bf16, 128, HOPPER_BN_D128, HOPPER_STAGES_D128, 2, HOPPER_Q_STAGES_D128, HOPPER_TMA_D128)
 HOPPER_KERNEL(hopper_fwd_fp16_d128, Fp16, 128, HOPPER_BN_D128, HOPPER_STAGES_D128, 2, HOPPER_Q_STAGES_D128, HOPPER_TMA_D128)

@@ -75,7 +75,7 @@ from pyhipattn.codeobj.limits import resource_report  # noqa: E402
 from pyhipattn.kernargs import check_layout, layout_from_header  # noqa: E402
 
 HEADER = "kernels/src/hopper/hopper_args.h"
-FWD = re.compile(r"hopper_fwd_(bf16|fp16)_d(\d+)(_bn176|_dyn|_static|_s4)?(_softcap)?(_varlen)?$")
+FWD = re.compile(r"hopper_fwd_(bf16|fp16)_d(\d+)(_bn176|_dyn|_static|_s4|_fk)?(_softcap)?(_varlen)?$")
 #: the ``_bn176`` kernels (HOPPER_BN176_D128): key block 176, one Q buffer, TMA, whatever the options
 BN176 = {"block_n": 176, "q_stages": 1, "tma": True}
 
@@ -137,7 +137,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
         m = FWD.match(name)
         if not m:
             raise SystemExit(f"make_manifest: kernel {name} does not follow "
-                             "hopper_fwd_<dtype>_d<D>[_bn176|_dyn|_static|_s4][_softcap][_varlen]")
+                             "hopper_fwd_<dtype>_d<D>[_bn176|_dyn|_static|_s4|_fk][_softcap][_varlen]")
         k = co.kernels[name]
         d = int(m[2])
         bm, bn, q_bufs, uses_tma = 64 * nwg[d], block_n[d], qs[d], tma[d]
@@ -148,6 +148,8 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
         kstages = stages[d]
         if m[3] == "_s4":       # HOPPER_S4_D64: the d64 kernel (TMA) with a deeper K / V ring
             uses_tma, kstages = True, int(kv.get("s4_stages_d64", "4"))
+        if m[3] == "_fk":       # HOPPER_FK_D128: the d128 kernel (TMA, 128-key blocks) with the fused last turn, K ahead
+            uses_tma, bn = True, 128
         if m[5]:                # HOPPER_KERNEL_VARLEN: the _varlen siblings always load with TMA (whatever TMA_D64 / TMA_D128)
             uses_tma = True
         # hopper_fwd.cu's EPI
@@ -193,6 +195,8 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
             objects[-1]["decode_once"] = True
         if dyn:
             objects[-1]["dynamic_causal"] = True
+        if m[3] == "_fk":
+            objects[-1]["fused_turn"] = objects[-1]["k_ahead"] = True
         if l2_section_kb:
             objects[-1]["l2_section_kb"] = l2_section_kb
             if l2_section_mode:
