@@ -29,7 +29,8 @@ copies: q / k / v / out must also be 16-byte aligned, which the planner cannot s
 (d96, d128, d256) positive q / k / v strides below 2^39 elements on every axis longer than 1, and out's too for the
 d128 kernels that store O with TMA (manifest ``epilogue_tma``; :func:`tma_refusal`).
 varlen (cu_seqlens, packed (total, heads, d) tensors, LSE (heads_q, total_q)) in the ``_varlen`` siblings (manifest
-``varlen``: the main / ``_softcap`` kernel of each head dim over packed sequences; issue11h).
+``varlen``: the main / ``_softcap`` kernel of each head dim over packed sequences, and d96's ``_dyn`` kernel for causal
+problems; issue11h / issue11i).
 Not: sinks / ALiBi / KV caches, split-K; those go to the portable family.  Dispatch picks this family only where it measured faster than portable on
 the H100 (:func:`preferred`); :func:`gate` with ``force=True`` accepts every problem the
 kernels can run (tests).
