@@ -24,8 +24,9 @@ from pyhipattn import validate  # noqa: E402
 from pyhipattn.tools import sweep  # noqa: E402
 from pyhipattn.dlpack import view  # noqa: E402
 from pyhipattn.families import hopper  # noqa: E402
-from pyhipattn.prepared import prepare  # noqa: E402
 from pyhipattn.reference import attention_ref, rel_error  # noqa: E402
+
+from hopper_launch import launch_forced  # noqa: E402  (tests/gpu/hopper_launch.py)
 
 _SWEEP = [c for c in sweep.make_cases(150) if c["d"] == c["dv"] and c["d"] in hopper.HEAD_DIMS]
 _TARGETED = []
@@ -94,19 +95,7 @@ def hopper_mha_fwd(grid_cap: int | None = None):
         p = validate.batch_problem(views["q"], views["k"], views["v"], softmax_scale=None, causal=causal,
                                    window_size=window_size, softcap=softcap, return_lse=return_lse, num_splits=0)
         p = _with_out_strides(p, out)
-        cus = torch.cuda.get_device_properties(q.device).multi_processor_count
-        assert hopper.gate(p, "sm_90a", cus, force=True) is None, hopper.gate(p, "sm_90a", cus, force=True)
-        lse = torch.full((p.batch, p.heads_q, p.seqlen_q), float("nan"), device=q.device, dtype=torch.float32)
-        plans = hopper.plan(p, "sm_90a", cus, 1)
-        if grid_cap:
-            import dataclasses
-
-            plans = [dataclasses.replace(pl, grid=(min(pl.grid[0], grid_cap), 1, 1)) for pl in plans]
-        prep = prepare(plans, q.device.index)
-        ptrs = {n: vw.ptr for n, vw in views.items()}
-        ptrs.update(out=out.data_ptr(), lse=lse.data_ptr())
-        prep.launch(ptrs, torch.cuda.current_stream().cuda_stream)
-        return out, lse
+        return launch_forced(p, views, out, (p.batch, p.heads_q, p.seqlen_q), grid_cap)
 
     return run
 

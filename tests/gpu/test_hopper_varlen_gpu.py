@@ -12,7 +12,6 @@ that see no key and close elsewhere.  Dispatched: ``mha_varlen_fwd`` on a proble
 
 from __future__ import annotations
 
-import dataclasses
 import zlib
 
 import pytest
@@ -23,8 +22,9 @@ import pyhipattn  # noqa: E402
 from pyhipattn import percall, validate  # noqa: E402
 from pyhipattn.dlpack import view  # noqa: E402
 from pyhipattn.families import hopper  # noqa: E402
-from pyhipattn.prepared import prepare  # noqa: E402
 from pyhipattn.reference import attention_varlen_ref, rel_error  # noqa: E402
+
+from hopper_launch import launch_forced  # noqa: E402  (tests/gpu/hopper_launch.py)
 
 TOL = {"bf16": 1e-2, "fp16": 2e-3}
 _DT = {"bf16": torch.bfloat16, "fp16": torch.float16}
@@ -60,18 +60,7 @@ def hopper_varlen_fwd(q, k, v, cu_q, cu_k, max_q: int, max_k: int, *, out, grid_
     p = validate.varlen_problem(views["q"], views["k"], views["v"], views["cu_seqlens_q"], views["cu_seqlens_k"],
                                 max_q, max_k, softmax_scale=None, causal=causal, window_size=window_size,
                                 softcap=softcap, return_lse=return_lse, num_splits=0)
-    cus = torch.cuda.get_device_properties(q.device).multi_processor_count
-    why = hopper.gate(p, "sm_90a", cus, force=True)
-    assert why is None, why
-    lse = torch.full((p.heads_q, p.total_q), float("nan"), device=q.device, dtype=torch.float32)
-    plans = hopper.plan(p, "sm_90a", cus, 1)
-    if grid_cap:
-        plans = [dataclasses.replace(pl, grid=(min(pl.grid[0], grid_cap), 1, 1)) for pl in plans]
-    prep = prepare(plans, q.device.index)
-    ptrs = {n: vw.ptr for n, vw in views.items()}
-    ptrs.update(out=out.data_ptr(), lse=lse.data_ptr())
-    prep.launch(ptrs, torch.cuda.current_stream().cuda_stream)
-    return out, lse
+    return launch_forced(p, views, out, (p.heads_q, p.total_q), grid_cap)
 
 
 def check_varlen_case(lens_q, lens_k, hq, hk, d, dtype, kw, grid_cap=None, seed=0) -> str | None:
@@ -130,10 +119,10 @@ def test_hopper_varlen_on_a_small_persistent_grid(case):
 
 @pytest.mark.parametrize("d, causal", [(128, True), (128, False), (64, False), (64, True), (96, True), (256, False)])
 def test_dispatch_runs_preferred_varlen_problems_on_hopper(monkeypatch, request, d, causal):
-    """16 sequences of 600-3000 tokens, with the varlen rule covering them (hopper.VARLEN_PREFERRED is empty until the
-    kernels are timed): the planner picks the hopper ``_varlen`` kernel and ``mha_varlen_fwd`` matches the reference."""
+    """16 sequences of 600-3000 tokens, with the varlen rule covering them (set here, so the test holds whatever the
+    shipped hopper.VARLEN_PREFERRED says; PREFERRED does not apply to varlen): the planner picks the hopper
+    ``_varlen`` kernel and ``mha_varlen_fwd`` matches the reference."""
     monkeypatch.setitem(hopper.VARLEN_PREFERRED, (d, causal), (0, 1 << 30))
-    monkeypatch.setitem(hopper.PREFERRED, (d, causal), (0, 1 << 30))
     percall.decide.cache_clear()                       # dispatch decisions are cached per problem
     request.addfinalizer(percall.decide.cache_clear)   # (and the rule goes back after the test)
     g = torch.Generator().manual_seed(d + causal)
