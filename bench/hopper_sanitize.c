@@ -118,6 +118,38 @@ static int g_kind;   /* 0: d64, 1: d128, 2: d128_bn176, or the i-th KERNEL:... a
 
 static double g_softcap;   /* > 0: the kernel is a _softcap one */
 
+/* the scale fields of a (softmax scale 1 / sqrt(d); a _softcap kernel: tanh(scale * s / softcap), then softmax scaled
+   by softcap); returns the softmax scale */
+static double set_scales(struct hopper_fwd_args* a, int d) {
+    const double scale = 1.0 / sqrt((double)d);
+    a->scale_log2 = (float)(scale * 1.4426950408889634);
+    if (g_softcap > 0) {
+        a->scale_log2 = (float)(g_softcap * 1.4426950408889634);
+        a->softcap_log2 = (float)(2 * 1.4426950408889634 * scale / g_softcap);
+    }
+    return scale;
+}
+
+/* launch fn over min(tiles, grid_cap) CTAs (into *grid) and wait.  Tensor-map scratch of TMA kernels: 128 + 512 bytes
+   per CTA (384 used, 512 with the O map of HOPPER_EPI_TMA_D128; unused by the others), after 256 zeroed bytes as the
+   runtime's workspace has (the dynamic causal schedule counts in the two int32 below tmaps and must leave them at 0).
+   Returns 1 when those bytes are back at 0. */
+static int launch(CUfunction fn, struct hopper_fwd_args* a, int tiles, int grid_cap, int threads, int shared,
+                  unsigned* grid) {
+    *grid = (unsigned)(tiles < grid_cap ? tiles : grid_cap);
+    CUdeviceptr dt;
+    int zeros[64] = {0}, after[64];
+    CK(cuMemAlloc(&dt, 256 + 128 + 512 * (size_t)*grid));
+    CK(cuMemcpyHtoD(dt, zeros, sizeof zeros));
+    a->tmaps = dt + 256;
+    void* params[] = {a};
+    CK(cuLaunchKernel(fn, *grid, 1, 1, threads, 1, 1, (unsigned)shared, 0, params, 0));
+    CK(cuCtxSynchronize());
+    CK(cuMemcpyDtoH(after, dt, sizeof after));
+    CK(cuMemFree(dt));
+    return !memcmp(after, zeros, sizeof zeros);
+}
+
 static int run_case_w(CUfunction fn, int shared, int b, int sq, int sk, int hq, int hk, int d, int causal, int grid_cap,
                       int wl, int wr);
 static int run_case(CUfunction fn, int shared, int b, int sq, int sk, int hq, int hk, int d, int causal, int grid_cap) {
@@ -148,30 +180,11 @@ static int run_case_w(CUfunction fn, int shared, int b, int sq, int sk, int hq, 
     a.o_batch_stride = a.q_batch_stride; a.o_seq_stride = a.q_seq_stride; a.o_head_stride = d;
     a.seqlen_q = sq; a.seqlen_k = sk; a.heads_q = hq; a.group = hq / hk; a.batch = b;
     a.m_blocks = (sq + bm - 1) / bm; a.causal = causal;
-    const double scale = 1.0 / sqrt((double)d);
-    a.scale_log2 = (float)(scale * 1.4426950408889634);
     a.window_left = wl;
     a.window_right = wr;
-    if (g_softcap > 0) {
-        a.scale_log2 = (float)(g_softcap * 1.4426950408889634);
-        a.softcap_log2 = (float)(2 * 1.4426950408889634 * scale / g_softcap);
-    }
-    int tiles = a.m_blocks * hq * b;
-    unsigned grid = (unsigned)(tiles < grid_cap ? tiles : grid_cap);
-    /* tensor-map scratch of TMA kernels: 128 + 512 bytes per CTA (384 used, 512 with the O map of HOPPER_EPI_TMA_D128;
-       unused by the others), after 256 zeroed
-       bytes as the runtime's workspace has (the dynamic causal schedule counts in the two int32 below
-       tmaps and must leave them at 0) */
-    CUdeviceptr dt;
-    int zeros[64] = {0}, after[64];
-    CK(cuMemAlloc(&dt, 256 + 128 + 512 * (size_t)grid));
-    CK(cuMemcpyHtoD(dt, zeros, sizeof zeros));
-    a.tmaps = dt + 256;
-    void* params[] = {&a};
-    CK(cuLaunchKernel(fn, grid, 1, 1, threads, 1, 1, (unsigned)shared, 0, params, 0));
-    CK(cuCtxSynchronize());
-    CK(cuMemcpyDtoH(after, dt, sizeof after));
-    int counters_ok = !memcmp(after, zeros, sizeof zeros);
+    const double scale = set_scales(&a, d);
+    unsigned grid;
+    const int counters_ok = launch(fn, &a, a.m_blocks * hq * b, grid_cap, threads, shared, &grid);
     CK(cuMemcpyDtoH(o, dout, nq * 2));
     CK(cuMemcpyDtoH(lse, dl, (size_t)b * hq * sq * 4));
     double num = 0, den = 0, lerr = 0;
@@ -214,7 +227,7 @@ static int run_case_w(CUfunction fn, int shared, int b, int sq, int sk, int hq, 
     printf("%s %s b%d sq%d sk%d h%d/%d d%d bm%d causal=%d window=(%d,%d) softcap=%g grid=%u: rel err %.2e, lse err %.2e%s\n",
            ok ? "ok  " : "FAIL", g_fp16 ? "fp16" : "bf16", b, sq, sk, hq, hk, d, bm, causal, wl, wr, g_softcap, grid, err, lerr,
            counters_ok ? "" : ", counters below tmaps not reset to 0");
-    CK(cuMemFree(dq)); CK(cuMemFree(dk)); CK(cuMemFree(dv)); CK(cuMemFree(dout)); CK(cuMemFree(dl)); CK(cuMemFree(dt));
+    CK(cuMemFree(dq)); CK(cuMemFree(dk)); CK(cuMemFree(dv)); CK(cuMemFree(dout)); CK(cuMemFree(dl));
     free(q); free(k); free(v); free(o); free(lse); free(p);
     return ok;
 }
@@ -257,26 +270,12 @@ static int run_case_varlen(CUfunction fn, int shared, int n, const int* lens_q, 
     a.seqlen_q = mq; a.seqlen_k = mk; a.heads_q = hq; a.group = hq / hk; a.batch = n;
     a.m_blocks = (mq + bm - 1) / bm; a.causal = causal;
     a.total_q = tq; a.total_k = tk; a.cu_seqlens_q = dcq; a.cu_seqlens_k = dck;
-    const double scale = 1.0 / sqrt((double)d);
-    a.scale_log2 = (float)(scale * 1.4426950408889634);
     a.window_left = wl;
     a.window_right = wr;
-    if (g_softcap > 0) {
-        a.scale_log2 = (float)(g_softcap * 1.4426950408889634);
-        a.softcap_log2 = (float)(2 * 1.4426950408889634 * scale / g_softcap);
-    }
-    int tiles = a.m_blocks * hq * n;
-    unsigned grid = (unsigned)(tiles < grid_cap ? tiles : grid_cap);
-    CUdeviceptr dt;
-    int zeros[64] = {0}, after[64];
-    CK(cuMemAlloc(&dt, 256 + 128 + 512 * (size_t)grid));
-    CK(cuMemcpyHtoD(dt, zeros, sizeof zeros));
-    a.tmaps = dt + 256;
-    void* params[] = {&a};
-    CK(cuLaunchKernel(fn, grid, 1, 1, threads, 1, 1, (unsigned)shared, 0, params, 0));
-    CK(cuCtxSynchronize());
-    CK(cuMemcpyDtoH(after, dt, sizeof after));
-    int ok = !memcmp(after, zeros, sizeof zeros), guards = 1;
+    const double scale = set_scales(&a, d);
+    unsigned grid;
+    const int counters_ok = launch(fn, &a, a.m_blocks * hq * n, grid_cap, threads, shared, &grid);
+    int ok = counters_ok, guards = 1;
     CK(cuMemcpyDtoH(o, dout, no * 2));
     CK(cuMemcpyDtoH(lse, dl, (size_t)hq * tq * 4));
     for (size_t i = 0; i < G * row; ++i) guards &= o[i] == 0x7fff && o[no - 1 - i] == 0x7fff;
@@ -321,8 +320,8 @@ static int run_case_varlen(CUfunction fn, int shared, int n, const int* lens_q, 
     ok = ok && guards && err <= 1e-2 && lerr <= 2e-3;
     printf("%s %s varlen n%d total %d x %d (max %d / %d) h%d/%d d%d bm%d causal=%d window=(%d,%d) softcap=%g grid=%u: rel err %.2e, "
            "lse err %.2e%s%s\n", ok ? "ok  " : "FAIL", g_fp16 ? "fp16" : "bf16", n, tq, tk, mq, mk, hq, hk, d, bm, causal, wl, wr,
-           g_softcap, grid, err, lerr, guards ? "" : ", guard rows of out written", !memcmp(after, zeros, sizeof zeros) ? "" : ", counters not reset");
-    CK(cuMemFree(dq)); CK(cuMemFree(dk)); CK(cuMemFree(dv)); CK(cuMemFree(dout)); CK(cuMemFree(dl)); CK(cuMemFree(dt));
+           g_softcap, grid, err, lerr, guards ? "" : ", guard rows of out written", counters_ok ? "" : ", counters not reset");
+    CK(cuMemFree(dq)); CK(cuMemFree(dk)); CK(cuMemFree(dv)); CK(cuMemFree(dout)); CK(cuMemFree(dl));
     CK(cuMemFree(dcq)); CK(cuMemFree(dck));
     free(q); free(k); free(v); free(o); free(lse); free(p);
     return ok;
