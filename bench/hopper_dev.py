@@ -125,12 +125,9 @@ def hopper_fwd(cubin: str | None = None, grid_cap: int | None = None):
 
 
 def check(variants: list[str | None]) -> int:
-    import importlib.util
+    import gpu_tests   # bench/gpu_tests.py (this script's folder is on sys.path)
 
-    spec = importlib.util.spec_from_file_location(
-        "test_hopper_gpu", os.path.join(os.path.dirname(__file__), "..", "tests", "gpu", "test_hopper_gpu.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    mod = gpu_tests.load("test_hopper_gpu")
     cases = mod._TARGETED          # the GPU test's targeted cases
     bad = 0
     # every case on the plan's grid, then the causal ones on persistent grids of 132 and 5 CTAs

@@ -11,7 +11,6 @@ sequence's own FLOPs (causal as half).  ``HOPPER_VARLEN_ROWS="n,lo,hi,hq,hk,d,ca
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import sys
@@ -23,7 +22,6 @@ import pyhipattn
 from pyhipattn.families import hopper
 from pyhipattn.tools import bench
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 ROWS = [  # (n, lo, hi, hq, hk, d, causal)
     (16, 128, 4096, 16, 16, 128, False), (16, 128, 4096, 16, 16, 128, True),
     (16, 128, 4096, 32, 32, 64, False), (16, 128, 4096, 32, 32, 64, True),
@@ -36,11 +34,9 @@ ROWS = [  # (n, lo, hi, hq, hk, d, causal)
 
 
 def _tests():
-    spec = importlib.util.spec_from_file_location(
-        "test_hopper_varlen_gpu", os.path.join(HERE, "..", "tests", "gpu", "test_hopper_varlen_gpu.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    import gpu_tests   # bench/gpu_tests.py (this script's folder is on sys.path)
+
+    return gpu_tests.load("test_hopper_varlen_gpu")
 
 
 def check(name: str = "hopper") -> int:
