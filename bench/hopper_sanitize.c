@@ -156,6 +156,41 @@ static int run_case(CUfunction fn, int shared, int b, int sq, int sk, int hq, in
     return run_case_w(fn, shared, b, sq, sk, hq, hk, d, causal, grid_cap, -1, causal ? 0 : -1);
 }
 
+/* The float64 reference of one query row i (of sq, against sk keys) and its error against the kernel's: qi is the row's
+   d elements, kj / vj(j) = kv + j * kv_stride the key / value rows of its KV head, o its d outputs, lse its LSE; p holds
+   sk scores.  Adds the squared output error and the reference's square to *num / *den, and raises *lerr to the LSE
+   error (INFINITY for a NaN output, a NaN LSE, or one infinite where the reference is not, or the other way round). */
+static void ref_row(const uint16_t* qi, const uint16_t* k, const uint16_t* v, size_t kv_stride, int i, int sq, int sk,
+                    int d, int causal, int wl, int wr, double scale, const uint16_t* o, float lse, double* p, double* num,
+                    double* den, double* lerr) {
+    double m = -INFINITY, l = 0;
+    for (int j = 0; j < sk; ++j) {
+        p[j] = -INFINITY;
+        if (causal && j > i + sk - sq) continue;
+        if (wr >= 0 && j > i + sk - sq + wr) continue;
+        if (wl >= 0 && j < i + sk - sq - wl) continue;
+        const uint16_t* kj = k + (size_t)j * kv_stride;
+        double x = 0;
+        for (int c = 0; c < d; ++c) x += (double)from_elem(qi[c]) * from_elem(kj[c]);
+        p[j] = x * scale;
+        if (g_softcap > 0) p[j] = g_softcap * tanh(p[j] / g_softcap);
+        if (p[j] > m) m = p[j];
+    }
+    for (int j = 0; j < sk; ++j) l += p[j] == -INFINITY ? 0 : exp(p[j] - m);
+    const double ref_lse = l > 0 ? m + log(l) : -INFINITY;
+    const int inf_differs = isinf(ref_lse) != isinf((double)lse);
+    if (inf_differs || isnan(lse)) *lerr = INFINITY;
+    else if (!isinf(ref_lse) && fabs(lse - ref_lse) > *lerr) *lerr = fabs(lse - ref_lse);
+    for (int c = 0; c < d; ++c) {
+        double acc = 0;
+        for (int j = 0; j < sk && l > 0; ++j)
+            if (p[j] != -INFINITY) acc += exp(p[j] - m) / l * from_elem(v[(size_t)j * kv_stride + c]);
+        const double got = from_elem(o[c]);
+        *num += isnan(got) ? INFINITY : (got - acc) * (got - acc);
+        *den += acc * acc;
+    }
+}
+
 /* window (wl, wr), -1 = unbounded; causal needs wr == 0 */
 static int run_case_w(CUfunction fn, int shared, int b, int sq, int sk, int hq, int hk, int d, int causal, int grid_cap,
                       int wl, int wr) {
@@ -190,38 +225,14 @@ static int run_case_w(CUfunction fn, int shared, int b, int sq, int sk, int hq, 
     double num = 0, den = 0, lerr = 0;
     double* p = malloc(sizeof(double) * sk);
     for (int bi = 0; bi < b; ++bi)
-        for (int h = 0; h < hq; ++h)
+        for (int h = 0; h < hq; ++h) {
+            const size_t kv0 = ((size_t)bi * sk * hk + h / (hq / hk)) * d;
             for (int i = 0; i < sq; ++i) {
-                const uint16_t* qi = q + (((size_t)bi * sq + i) * hq + h) * d;
-                double m = -INFINITY, l = 0;
-                for (int j = 0; j < sk; ++j) {
-                    p[j] = -INFINITY;
-                    if (causal && j > i + sk - sq) continue;
-                    if (wr >= 0 && j > i + sk - sq + wr) continue;
-                    if (wl >= 0 && j < i + sk - sq - wl) continue;
-                    const uint16_t* kj = k + (((size_t)bi * sk + j) * hk + h / (hq / hk)) * d;
-                    double s = 0;
-                    for (int c = 0; c < d; ++c) s += (double)from_elem(qi[c]) * from_elem(kj[c]);
-                    p[j] = s * scale;
-                    if (g_softcap > 0) p[j] = g_softcap * tanh(p[j] / g_softcap);
-                    if (p[j] > m) m = p[j];
-                }
-                for (int j = 0; j < sk; ++j) l += p[j] == -INFINITY ? 0 : exp(p[j] - m);
-                double ref_lse = l > 0 ? m + log(l) : -INFINITY;
-                float got_lse = lse[((size_t)bi * hq + h) * sq + i];
-                if (isinf(ref_lse) != isinf((double)got_lse) || (!isinf(ref_lse) && fabs(got_lse - ref_lse) > lerr))
-                    lerr = isinf(ref_lse) != isinf((double)got_lse) ? INFINITY : fabs(got_lse - ref_lse);
-                for (int c = 0; c < d; ++c) {
-                    double acc = 0;
-                    for (int j = 0; j < sk && l > 0; ++j) {
-                        if (p[j] == -INFINITY) continue;
-                        acc += exp(p[j] - m) / l * from_elem(v[(((size_t)bi * sk + j) * hk + h / (hq / hk)) * d + c]);
-                    }
-                    double got = from_elem(o[(((size_t)bi * sq + i) * hq + h) * d + c]);
-                    num += (got - acc) * (got - acc);
-                    den += acc * acc;
-                }
+                const size_t qo = (((size_t)bi * sq + i) * hq + h) * d;
+                ref_row(q + qo, k + kv0, v + kv0, (size_t)hk * d, i, sq, sk, d, causal, wl, wr, scale, o + qo,
+                        lse[((size_t)bi * hq + h) * sq + i], p, &num, &den, &lerr);
             }
+        }
     double err = sqrt(num / (den > 0 ? den : 1));
     int ok = err <= 1e-2 && lerr <= 2e-3 && counters_ok;
     printf("%s %s b%d sq%d sk%d h%d/%d d%d bm%d causal=%d window=(%d,%d) softcap=%g grid=%u: rel err %.2e, lse err %.2e%s\n",
@@ -284,37 +295,14 @@ static int run_case_varlen(CUfunction fn, int shared, int n, const int* lens_q, 
     double* p = malloc(sizeof(double) * (mk + 1));
     for (int s = 0; s < n; ++s) {
         const int sq = lens_q[s], sk = lens_k[s];
-        for (int h = 0; h < hq; ++h)
+        for (int h = 0; h < hq; ++h) {
+            const size_t kv0 = ((size_t)ck[s] * hk + h / (hq / hk)) * d;
             for (int i = 0; i < sq; ++i) {
-                const uint16_t* qi = q + (size_t)(cq[s] + i) * row + (size_t)h * d;
-                double m = -INFINITY, l = 0;
-                for (int j = 0; j < sk; ++j) {
-                    p[j] = -INFINITY;
-                    if (causal && j > i + sk - sq) continue;
-                    if (wr >= 0 && j > i + sk - sq + wr) continue;
-                    if (wl >= 0 && j < i + sk - sq - wl) continue;
-                    const uint16_t* kj = k + ((size_t)(ck[s] + j) * hk + h / (hq / hk)) * d;
-                    double x = 0;
-                    for (int c = 0; c < d; ++c) x += (double)from_elem(qi[c]) * from_elem(kj[c]);
-                    p[j] = x * scale;
-                    if (g_softcap > 0) p[j] = g_softcap * tanh(p[j] / g_softcap);
-                    if (p[j] > m) m = p[j];
-                }
-                for (int j = 0; j < sk; ++j) l += p[j] == -INFINITY ? 0 : exp(p[j] - m);
-                const double ref_lse = l > 0 ? m + log(l) : -INFINITY;
-                const float got_lse = lse[(size_t)h * tq + cq[s] + i];
-                if (isinf(ref_lse) != isinf((double)got_lse) || isnan(got_lse) || (!isinf(ref_lse) && fabs(got_lse - ref_lse) > lerr))
-                    lerr = isinf(ref_lse) != isinf((double)got_lse) || isnan(got_lse) ? INFINITY : fabs(got_lse - ref_lse);
-                for (int c = 0; c < d; ++c) {
-                    double acc = 0;
-                    for (int j = 0; j < sk && l > 0; ++j)
-                        if (p[j] != -INFINITY)
-                            acc += exp(p[j] - m) / l * from_elem(v[((size_t)(ck[s] + j) * hk + h / (hq / hk)) * d + c]);
-                    const double got = from_elem(out[(size_t)(cq[s] + i) * row + (size_t)h * d + c]);
-                    num += isnan(got) ? INFINITY : (got - acc) * (got - acc);
-                    den += acc * acc;
-                }
+                const size_t qo = (size_t)(cq[s] + i) * row + (size_t)h * d;
+                ref_row(q + qo, k + kv0, v + kv0, (size_t)hk * d, i, sq, sk, d, causal, wl, wr, scale, out + qo,
+                        lse[(size_t)h * tq + cq[s] + i], p, &num, &den, &lerr);
             }
+        }
     }
     const double err = sqrt(num / (den > 0 ? den : 1));
     ok = ok && guards && err <= 1e-2 && lerr <= 2e-3;
