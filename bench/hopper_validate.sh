@@ -11,7 +11,9 @@
 #             folder and run outside the checkout)
 #   sanitize  compute-sanitizer memcheck / synccheck / racecheck (TOOLS) over bench/hopper_sanitize.c with every kernel
 #             of the manifest of each dtype in DTYPES (default "bf16 fp16") whose name matches the Python regular
-#             expression KERNELS (searched, default: all); LIMIT seconds per tool and dtype (240)
+#             expression KERNELS (searched, default: all); LIMIT seconds per tool and dtype (240); CO: the folder of
+#             the cubin and manifest it runs (default kernels/co/sm_90a, e.g. a variant build's OUT); a tool that reports
+#             any error or hazard exits 1 (--error-exitcode), so its rc says so
 #   bench     python3 -m pyhipattn bench --out $OUT/bench
 # Each step has its own time limit (CHECK_S, TESTS_S, LIMIT, BENCH_S) so one hang cannot eat the others.  Exit status:
 # 0 when every step that ran passed.
@@ -21,6 +23,7 @@ STEPS=${STEPS:-check tests sanitize bench}
 DTYPES=${DTYPES:-bf16 fp16}
 TOOLS=${TOOLS:-memcheck synccheck racecheck}
 LIMIT=${LIMIT:-240}
+CO=${CO:-kernels/co/sm_90a}
 CHECK_S=${CHECK_S:-120}
 TESTS_S=${TESTS_S:-300}
 BENCH_S=${BENCH_S:-240}
@@ -60,16 +63,16 @@ for step in $STEPS; do
     san=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
     [ -n "$san" ] || { note "sanitize  no compute-sanitizer"; bad=1; continue; }
     for dt in $DTYPES; do
-      specs=$(python3 -c "import json, re, sys; m = json.load(open('kernels/co/sm_90a/hopper_manifest.json'))['objects']
+      specs=$(python3 -c "import json, re, sys; m = json.load(open(sys.argv[3] + '/hopper_manifest.json'))['objects']
 print(' '.join(f\"{o['kernel']}:{o['shared']}:{o['block_m']}:{o['threads']}:{o['head_dim']}\" for o in m
-               if o['dtype'] == sys.argv[1] and re.search(sys.argv[2], o['kernel'])))" "$dt" "${KERNELS:-.}")
+               if o['dtype'] == sys.argv[1] and re.search(sys.argv[2], o['kernel'])))" "$dt" "${KERNELS:-.}" "$CO")
       n=$(echo $specs | wc -w)
       [ "$n" -gt 0 ] || { note "sanitize  $dt: no kernel matches KERNELS=${KERNELS:-.}"; bad=1; continue; }
       for tool in $TOOLS; do
         log="$OUT/sanitize-$dt-$tool.log"
-        timeout "$LIMIT" "$san" --tool "$tool" --print-limit 20 "$OUT/hopper_sanitize" kernels/co/sm_90a/hopper_fwd.cubin $specs > "$log" 2>&1
+        timeout "$LIMIT" "$san" --tool "$tool" --error-exitcode 1 --print-limit 20 "$OUT/hopper_sanitize" "$CO/hopper_fwd.cubin" $specs > "$log" 2>&1
         rc=$?; [ $rc -eq 0 ] || bad=1
-        note "sanitize  $dt $tool rc=$rc ($n kernels): $(grep -c '^ok ' "$log") cases ok, $(grep -c '^FAIL' "$log") failed; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
+        note "sanitize  $dt $tool rc=$rc ($n kernels of $CO): $(grep -c '^ok ' "$log") cases ok, $(grep -c '^FAIL' "$log") failed; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
       done
     done
     ;;
