@@ -257,6 +257,14 @@
 #ifndef HOPPER_UDIV_D64
 #define HOPPER_UDIV_D64 1
 #endif
+// 1: the d64 dynamic kernels' producer, which decodes each tile it deals out anyway, passes (m_block, head, batch) to the
+// consumers beside the tile index (a ring of 2 * QS entries of 12 bytes at bars + 160, one per Q slot and phase), so
+// next_tile and the epilogue read them instead of decoding (integer divisions at the tile boundary); every consumer
+// thread then arrives on q_empty (not lane 0 of each warp), so each one's reads of an entry come before the producer
+// rewrites it (helper-28's issue11i patch; 1.02-1.07x on d64 at 512-4096, 2026-11-27); 0: they decode
+#ifndef HOPPER_PDEC_D64
+#define HOPPER_PDEC_D64 1
+#endif
 // 1: also build the _varlen siblings, hopper_fwd_<dtype>_d<D>_varlen and _d<D>_softcap_varlen (D = 64, 96, 128, 256):
 // each head dim's main / _softcap kernel over packed sequences (hopper_fwd_args' cu_seqlens_q / cu_seqlens_k; manifest
 // "varlen"); the d128 ones store O from the staging buffer with row stores (a TMA store would write past a sequence's
@@ -634,6 +642,11 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             hs = per * a.group;
         }
     }
+    // PDEC (HOPPER_PDEC_D64): the producer's decode of the tile in Q slot s (phase parity p) at tile_info(s + QS * p)
+    constexpr bool PDEC = HOPPER_PDEC_D64 && DYN_ALL && !SOFTCAP && !STATIC_SIBLING && !VARLEN && HOPPER_DECODE_ONCE_D64;
+    static_assert(!PDEC || 8 * (2 * QS + 4 * STAGES) <= 160, "HOPPER_PDEC_D64: the tile info ring starts at bars + 160");
+    static_assert(!PDEC || 160 + 12 * 2 * QS <= 208, "HOPPER_PDEC_D64: the tile info ring ends below the tile slots");
+    [[maybe_unused]] auto tile_info = [&](int e) { return bars + 160 + 12 * e; };
     auto decode = [&](int t, int& m_block, int& h, int& b) {
         if constexpr (TSPLIT) t = tail_tile(t);
         if constexpr (HOPPER_UDIV_D64 && D == 64 && !VARLEN) {   // the same decode as below, unsigned
@@ -707,7 +720,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         constexpr uint32_t FULL = TMA ? 1 : 128;   // TMA: one expect_tx arrival; else each producer thread's cp.async
         for (int s = 0; s < QS; ++s) {
             mbar_init(q_full(s), FULL);
-            mbar_init(q_empty(s), 4 * NWG);   // lane 0 of each consumer warp
+            mbar_init(q_empty(s), PDEC ? 128 * NWG : 4 * NWG);   // lane 0 of each consumer warp (PDEC: every thread)
         }
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(k_full(s), FULL);
@@ -809,6 +822,12 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             int m_block, h, b;
             decode(t, m_block, h, b);
             set_seq(b);
+            if constexpr (PDEC) {   // before this slot's q_full arrival (every path below makes one)
+                const uint32_t e = tile_info(qs + QS * (q_phase & 1));
+                asm volatile("st.shared.u32 [%0], %1;" ::"r"(e), "r"(m_block) : "memory");   // (12-byte entries: 4-byte
+                asm volatile("st.shared.u32 [%0], %1;" ::"r"(e + 4), "r"(h) : "memory");     // accesses only)
+                asm volatile("st.shared.u32 [%0], %1;" ::"r"(e + 8), "r"(b) : "memory");
+            }
             const int n_max = key_blocks(m_block * BM), n_min = key_blocks_lo(m_block * BM);
             if (TSPLIT && tail_dead(t, m_block)) {   // a piece past seqlen_q: release the slot's consumers at once
                 mbar_arrive(q_full(qs));
@@ -893,6 +912,20 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     // DEC1 (HOPPER_DECODE_ONCE_D128): the current tile's (m_block, head, batch), decoded at the loop head
     constexpr bool DEC1 = D == 128 && HOPPER_DECODE_ONCE_D128;
     [[maybe_unused]] int tm = 0, th = 0, tb = 0;
+    // PDEC: the producer's decode of the tile in entry e, read by every thread; the producer rewrites it 4 tiles later,
+    // after every consumer thread's q_empty arrival for the tile 2 on (q_release).  (A lane-0 read passed on by shuffles
+    // spilled 40 bytes at 160 registers; a __syncwarp before lane 0's arrival left compute-sanitizer racecheck reporting
+    // hazards on the entries, where per-thread arrivals are clean)
+    [[maybe_unused]] auto tile_info_read = [&](int e, int& m_block, int& h, int& b) {
+        const uint32_t ad = tile_info(e);
+        asm volatile("ld.shared.u32 %0, [%1];" : "=r"(m_block) : "r"(ad) : "memory");
+        asm volatile("ld.shared.u32 %0, [%1];" : "=r"(h) : "r"(ad + 4) : "memory");
+        asm volatile("ld.shared.u32 %0, [%1];" : "=r"(b) : "r"(ad + 8) : "memory");
+    };
+    // the warp is done with Q slot qs: lane 0 arrives on its q_empty (PDEC: every thread)
+    auto q_release = [&]() {
+        if (PDEC || lane == 0) mbar_arrive(q_empty(qs));
+    };
     auto next_tile = [&]() -> int {
         for (;;) {
             int t = 0;
@@ -911,11 +944,12 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 if (win_right < 0 && win_left < 0 && sk > 0) return t;   // every row block sees keys
             }
             int m_block, h, b;
-            decode(t, m_block, h, b);
+            if constexpr (PDEC) tile_info_read(qs + QS * (q_phase & 1), m_block, h, b);
+            else decode(t, m_block, h, b);
             set_seq(b);
             const int m0 = m_block * BM;
             if (TSPLIT && tail_dead(t, m_block)) {   // a piece past seqlen_q (HOPPER_TAIL_SPLIT_D64): hand the slot back
-                if (lane == 0) mbar_arrive(q_empty(qs));
+                q_release();
                 if (++qs == QS) { qs = 0; q_phase ^= 1; }
                 continue;
             }
@@ -924,7 +958,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             }
             if (key_blocks(m0) > key_blocks_lo(m0)) return t;
             if (dyn) {   // hand the slot back
-                if (lane == 0) mbar_arrive(q_empty(qs));
+                q_release();
                 if (++qs == QS) { qs = 0; q_phase ^= 1; }
             }
             // no key is visible to any row of this block: out 0, lse -inf
@@ -1225,7 +1259,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             if (++vst == STAGES) { vst = 0; vph ^= 1; }
         }
         // every QK^T of this tile is done: the producer may load the next tile's Q
-        if (lane == 0) mbar_arrive(q_empty(qs));
+        q_release();
         if (++qs == QS) { qs = 0; q_phase ^= 1; }
         if constexpr (RIT) {   // the last block's factors (none when the tile had one block)
             rescale_pending();
@@ -1263,6 +1297,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         const float inv1 = l1 > 0.f ? 1.f / l1 : 0.f;
         int cm, ch, cb;
         if constexpr (DEC1) { cm = tm; ch = th; cb = tb; }
+        else if constexpr (PDEC) tile_info_read((qs + QS * (q_phase & 1) + 2 * QS - 1) % (2 * QS), cm, ch, cb);   // the slot before qs
         else decode(t, cm, ch, cb);
         if (a.lse && lane % 4 == 0) {
             float* lse_ptr = lse_base(cb, ch);
