@@ -97,10 +97,12 @@ def test_family_is_registered_ahead_of_portable():
     ((8, 2048, 16, 16, 128), True, "hopper"), ((32, 512, 16, 16, 128), True, "hopper"),
     ((16, 1024, 16, 16, 128), True, "hopper"), ((4, 2048, 32, 8, 128), True, "hopper"),
     ((1, 256, 16, 16, 128), True, "portable"), ((32, 512, 16, 16, 64), False, "hopper"),
-    # d64 non-causal from 512 since the O epilogue through shared memory (issue11f); causal from 2048
-    ((16, 1024, 12, 12, 64), False, "hopper"), ((32, 512, 32, 32, 64), True, "portable"),
+    # d64 non-causal from 512 since the O epilogue through shared memory (issue11f); causal from 512 since the
+    # producer's tile decode (HOPPER_PDEC_D64, 2026-11-27; from 2048 before)
+    ((16, 1024, 12, 12, 64), False, "hopper"), ((32, 512, 32, 32, 64), True, "hopper"),
+    ((8, 256, 32, 32, 64), True, "portable"),
     ((1, 256, 16, 16, 64), False, "portable"),
-    ((4, 4096, 32, 32, 64), True, "hopper"), ((16, 1024, 32, 32, 64), True, "portable"),
+    ((4, 4096, 32, 32, 64), True, "hopper"), ((16, 1024, 32, 32, 64), True, "hopper"),
     ((1, 1, 32, 8, 128), False, "portable"),
     # d256 / d96 (2026-11-26, branch issue11d-dims): hopper wherever it measured faster than portable
     ((1, 4096, 16, 8, 256), True, "hopper"), ((4, 2048, 32, 32, 96), True, "hopper"),
@@ -231,7 +233,7 @@ def test_window_and_softcap_dispatch_follows_the_rule(monkeypatch):
     assert fam(128, 1024, window_size=(256, 256), softcap=30.0) == "portable"   # window yes, softcap below its range
     assert fam(64, 4096, softcap=30.0) == "portable"                 # no softcap rule for d64
     assert fam(64, 4096, window_size=(256, 0), causal=True) == "hopper"
-    assert fam(64, 1024, window_size=(256, 0), causal=True) == "portable"   # PREFERRED: causal d64 from 2048
+    assert fam(64, 384, window_size=(128, 0), causal=True) == "portable"    # PREFERRED: causal d64 from 512
     assert fam(64, 4096, causal=True) == "hopper"                            # plain problems: PREFERRED only
 
 
