@@ -133,8 +133,8 @@ def check_problem(p: Problem) -> str | None:
 #: 1024 h32 and 1.11 / 1.05x on the b32 h16 / b16 h12 rows, so non-causal d64 from 512 up; causal 1.04x at 512 and
 #: 0.98x at 1024 (h32): causal d64 stays on portable below 2048.
 #: d64 with the producer's tile decode (HOPPER_PDEC_D64, 2026-11-27, call d2): 1.07x the kernel before at causal 512 /
-#: 1024, which had measured 0.98-1.00x portable (issue11i-d64, call 1): causal d64 from 512 up (checked against portable
-#: in the same run as the bench, call d3).
+#: 1024, which had measured 0.98-1.00x portable (issue11i-d64, call 1): causal d64 from 512 up.  Checked in call d3 (the
+#: bench's run): hopper / portable 1.09 / 1.08x at b32 s512 (h32 / h16), 1.06 / 1.04x at b16 s1024 (h32 / h12).
 #: fp16 runs the same instructions and takes the bf16 rules (not timed separately).
 PREFERRED: dict[tuple[int, bool], tuple[int, int]] = {
     (128, False): (512, 1 << 30),
