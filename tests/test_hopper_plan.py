@@ -202,7 +202,8 @@ def test_plan_packs_softcap_scales():
     assert abs(get("softcap_log2") - 2 * math.log2(math.e) * 0.125 / 30.0) < 1e-7
     (plain,) = hopper.plan(problem(d=64, softmax_scale=0.125), "sm_90a", 132, 1)
     off = lay["softcap_log2"].offset
-    assert plain.kernel == "hopper_fwd_bf16_d64" and plain.kernargs[off:off + 4] == bytes(4)
+    # (the plain problem's kernel: the d64 kernel or, at its length, the _c2 sibling: hopper.C2_SIBLING_D64)
+    assert plain.kernel in ("hopper_fwd_bf16_d64", "hopper_fwd_bf16_d64_c2") and plain.kernargs[off:off + 4] == bytes(4)
 
 
 def test_softcap_problems_skip_the_schedule_siblings():
@@ -291,8 +292,9 @@ def test_plan_launch_shape(causal, d):
     assert pl.workspace_bytes == (tma["align"] + tma["bytes_per_cta"] * pl.grid[0] if tma else 0)
     lo4, hi4 = hopper.S4_SIBLING_D64.get(causal, (0, -1)) if d == 64 else (0, -1)
     lof, hif = hopper.FK_SIBLING_D128.get(causal, (0, -1)) if d == 128 else (0, -1)
-    suffix = ("_dyn" if causal and d in hopper.DYN_SIBLING_CAUSAL else "_s4" if lo4 <= 777 <= hi4
-              else "_fk" if lof <= 777 <= hif else "")
+    loc, hic = hopper.C2_SIBLING_D64.get(causal, (0, -1)) if d == 64 else (0, -1)
+    suffix = ("_dyn" if causal and d in hopper.DYN_SIBLING_CAUSAL else "_c2" if loc <= 777 <= hic
+              else "_s4" if lo4 <= 777 <= hi4 else "_fk" if lof <= 777 <= hif else "")
     assert pl.kernel == f"hopper_fwd_bf16_d{d}" + suffix
     assert Path(pl.code_object).name == "hopper_fwd.cubin"
     lay = hopper.layout()
@@ -461,7 +463,7 @@ def test_d64_tma_store_and_decode_once():
         if o["head_dim"] != 64:   # (d128's decode_once: test_d128_tma_store_and_loop_options)
             assert o["head_dim"] == 128 or "decode_once" not in o, o["name"]
             continue
-        store = o["name"].endswith(("_d64", "_d64_s4"))   # (the _s4 sibling is the d64 kernel's code, 4 stages)
+        store = o["name"].endswith(("_d64", "_d64_s4", "_d64_c2"))   # (_s4: the d64 kernel's code, 4 stages; _c2: its epilogue)
         assert bool(o.get("epilogue_tma")) == store and (not store or o.get("epilogue_smem_per_warp")), o["name"]
         # the _varlen sibling decodes once too but stores with rows clipped at the sequence's end (no TMA store)
         assert bool(o.get("decode_once")) == (store or o["name"].endswith("_d64_varlen")), o["name"]
@@ -616,7 +618,9 @@ def test_build_is_reproducible(tmp_path):
                WG_SKIP_D64=str(int(bool(d64.get("wg_skip")))), S4_D64=str(int("fwd_bf16_d64_s4" in by_name)),
                TAIL_SPLIT_D64=str(int(bool(d64.get("tail_split")))), TAIL_ROUNDS_D64=str(d64.get("tail_split_rounds", 8)),
                EPI_TMA_D64=str(int(bool(d64.get("epilogue_tma")))), DECODE_ONCE_D64=str(int(bool(d64.get("decode_once")))),
-               VARLEN_SIBLINGS=str(int("fwd_bf16_d128_varlen" in by_name)), FK_D128=str(int("fwd_bf16_d128_fk" in by_name)))
+               VARLEN_SIBLINGS=str(int("fwd_bf16_d128_varlen" in by_name)), FK_D128=str(int("fwd_bf16_d128_fk" in by_name)),
+               C2_D64=str(int("fwd_bf16_d64_c2" in by_name)),
+               C2_STAGES_D64=str(by_name.get("fwd_bf16_d64_c2", {}).get("stages", 3)))
     r = subprocess.run(["bash", str(ROOT / "scripts" / "build" / "hopper.sh")], env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     assert (tmp_path / "hopper_fwd.cubin").read_bytes() == (CO / "hopper_fwd.cubin").read_bytes()
@@ -649,8 +653,9 @@ def _manifest_with(monkeypatch, dynamic: bool):
 def test_causal_grid_follows_the_measurements(monkeypatch, d, sk, persistent):
     """Kernels without the dynamic causal schedule: CAUSAL_PERSISTENT picks the grid."""
     m = _manifest_with(monkeypatch, dynamic=False)
-    (pl,) = hopper.plan(problem(b=2, sq=sk, sk=sk, hq=16, hk=16, d=d, causal=True), "sm_90a", 132, 1)
-    bm = m["by_name"][hopper.variant_name("bf16", d)]["block_m"]
+    p = problem(b=2, sq=sk, sk=sk, hq=16, hk=16, d=d, causal=True)
+    (pl,) = hopper.plan(p, "sm_90a", 132, 1)
+    bm = m["by_name"][hopper.kernel_name(p, m["by_name"])]["block_m"]   # (d64 up to 1024 keys: the _c2 sibling's 128)
     tiles = -(-sk // bm) * 16 * 2
     assert pl.grid == ((min(tiles, 132), 1, 1) if persistent else (tiles, 1, 1))
 
@@ -840,7 +845,8 @@ def test_shipped_tail_split_only_on_the_dynamic_d64_kernels():
     """``tail_split`` (HOPPER_TAIL_SPLIT_D64) needs the dynamic schedule and per-warpgroup key blocks: the d64 kernel and
     its ``_s4`` sibling, not the ``_static`` / ``_softcap`` siblings nor another head dim."""
     for o in hopper.manifest("sm_90a")["objects"]:
-        want = o["head_dim"] == 64 and not o["name"].endswith(("_static", "_softcap", "_varlen"))   # (not _varlen: issue11h-next)
+        # (not _varlen: issue11h-next; not _c2, whose warpgroups take every key block of a tile: issue11j)
+        want = o["head_dim"] == 64 and not o["name"].endswith(("_static", "_softcap", "_varlen", "_c2"))
         assert bool(o.get("tail_split")) == want, o["name"]
         if want:
             assert o.get("wg_skip") and o.get("dynamic_causal") and o["tail_split_rounds"] == 8
@@ -857,14 +863,15 @@ def test_s4_sibling_runs_where_the_gate_says(shape, causal):
     p = problem(b=b, sq=s, sk=s, hq=h, hk=hk, d=64, causal=causal)
     lo, hi = hopper.S4_SIBLING_D64.get(causal, (0, -1))
     static = hopper._runs_static_sibling(p)
-    want = "fwd_bf16_d64" + ("_static" if static else "_s4" if lo <= s <= hi else "")
+    c2 = hopper._runs_c2_sibling(p)   # (the _c2 sibling comes first: issue11j)
+    want = "fwd_bf16_d64" + ("_c2" if c2 else "_static" if static else "_s4" if lo <= s <= hi else "")
     assert hopper.kernel_name(p, by) == want
     (pl,) = hopper.plan(p, "sm_90a", 132, 1)
     assert pl.kernel == by[want]["kernel"] and pl.shared_mem == by[want]["shared"]
     for d in (128, 96, 256):   # other head dims never
         assert not hopper.kernel_name(problem(b=b, sq=s, sk=s, hq=h, hk=hk, d=d, causal=causal), by).endswith("_s4")
     names = {k: v for k, v in by.items() if not k.endswith("_s4")}   # a manifest without it: the d64 kernel
-    assert hopper.kernel_name(p, names) == "fwd_bf16_d64" + ("_static" if static else "")
+    assert hopper.kernel_name(p, names) == "fwd_bf16_d64" + ("_c2" if c2 else "_static" if static else "")
 
 
 # ----------------------------------------------------------------------------- d128 _fk sibling (issue11i)
@@ -905,3 +912,58 @@ def test_fk_sibling_runs_where_the_gate_says(shape, causal):
     assert not hopper.kernel_name(dataclasses.replace(p, softcap=30.0), by).endswith("_fk")
     names = {k: v for k, v in by.items() if not k.endswith("_fk")}
     assert hopper.kernel_name(p, names) == "fwd_bf16_d128" + other
+
+
+# ----------------------------------------------------------------------------- d64 _c2 sibling (issue11j)
+
+
+def test_shipped_d64_c2_siblings():
+    """The ``_c2`` siblings (HOPPER_C2_D64): d64 on 128-row tiles of two consumer warpgroups (384 threads, setmaxnreg
+    40 / 232) in cuDNN's loop shape (``exp_turn``), TMA with two Q buffers and the d64 kernel's dynamic schedule, TMA
+    epilogue and one tile decode; no per-warpgroup key blocks / tail split (both warpgroups take every key block of a
+    tile); shared memory: Q, the K / V ring, the 128-row O buffer, mbarriers and four tensor maps; no other kernel is
+    marked ``exp_turn``."""
+    by = hopper.manifest("sm_90a")["by_name"]
+    for dt in hopper.DTYPES:
+        base, c2 = by[hopper.variant_name(dt, 64)], by[hopper.variant_name(dt, 64) + "_c2"]
+        assert c2["kernel"] == base["kernel"] + "_c2"
+        assert (c2["block_m"], c2["block_n"], c2["threads"], c2["q_stages"]) == (128, 128, 384, 2)
+        assert c2["exp_turn"] and c2["setmaxnreg"] == "40/232" and c2["registers"] <= 168
+        same = ("tma", "dynamic_causal", "epilogue_smem", "epilogue_smem_per_warp", "epilogue_tma", "decode_once", "window",
+                "l2_section_kb", "l2_section_mode")
+        assert all(c2.get(k) == base.get(k) for k in same), [k for k in same if c2.get(k) != base.get(k)]
+        assert not c2.get("wg_skip") and not c2.get("tail_split") and not c2.get("softcap") and not c2.get("varlen")
+        tiles = 2 * 128 * 128 + 2 * c2["stages"] * 128 * 128
+        assert c2["shared"] == tiles + 128 * 128 + 256 + 4 * 128 + 1024 <= 227 * 1024
+    assert sorted(o["name"] for o in hopper.manifest("sm_90a")["objects"] if o.get("exp_turn")) == \
+        ["fwd_bf16_d64_c2", "fwd_fp16_d64_c2"]
+
+
+@pytest.mark.parametrize("shape, causal", [((32, 16, 16, 512), False), ((32, 32, 32, 512), True),
+                                           ((16, 12, 12, 1024), False), ((16, 32, 32, 1024), True),
+                                           ((8, 32, 32, 2048), False), ((4, 32, 32, 4096), True),
+                                           ((1, 32, 32, 16384), True), ((1, 2, 2, 40000), False),
+                                           ((3, 8, 2, 100), False)])
+def test_c2_sibling_runs_where_the_gate_says(shape, causal):
+    """hopper.C2_SIBLING_D64 picks the d64 ``_c2`` sibling by causal flag and seqlen_k, before the ``_static`` / ``_s4``
+    siblings; not for softcap, varlen or other head dims; the plan takes its block_m (128-row tiles), threads and shared
+    memory; a manifest without it keeps the earlier rules."""
+    b, h, hk, s = shape
+    by = hopper.manifest("sm_90a")["by_name"]
+    p = problem(b=b, sq=s, sk=s, hq=h, hk=hk, d=64, causal=causal)
+    lo, hi = hopper.C2_SIBLING_D64[causal]
+    lo4, hi4 = hopper.S4_SIBLING_D64.get(causal, (0, -1))
+    other = "_static" if hopper._runs_static_sibling(p) else "_s4" if lo4 <= s <= hi4 else ""
+    want = "fwd_bf16_d64" + ("_c2" if lo <= s <= hi else other)
+    assert hopper.kernel_name(p, by) == want
+    (pl,) = hopper.plan(p, "sm_90a", 132, 1)
+    obj = by[want]
+    assert pl.kernel == obj["kernel"] and pl.shared_mem == obj["shared"] and pl.block == (obj["threads"], 1, 1)
+    m_blocks = -(-s // obj["block_m"])
+    assert pl.grid == (min(m_blocks * h * b, 132), 1, 1)
+    for d in (128, 96, 256):
+        assert not hopper.kernel_name(problem(b=b, sq=s, sk=s, hq=h, hk=hk, d=d, causal=causal), by).endswith("_c2")
+    assert hopper.kernel_name(dataclasses.replace(p, softcap=30.0), by) == "fwd_bf16_d64_softcap"
+    names = {k: v for k, v in by.items() if not k.endswith("_c2")}
+    assert hopper.kernel_name(p, names) == "fwd_bf16_d64" + other
+

@@ -7,7 +7,7 @@ mbarrier, cp.async, setmaxnreg), built by ``scripts/build/hopper.sh`` into
 
 A CTA is one producer warpgroup (TMA, with tensor maps the kernel makes itself in a per-CTA slot of the
 workspace (d64 since 2026-11-26's issue11e; cp.async before, and in builds with TMA_D64=0); into a multi-stage shared-memory ring and two Q
-buffers (one at d256), mbarriers) and two (d96, d128, d256) or three (d64) consumer warpgroups (64 query rows each:
+buffers (one at d256), mbarriers) and two (d96, d128, d256, the d64 ``_c2`` siblings) or three (d64) consumer warpgroups (64 query rows each:
 S = Q K^T and O += P V with wgmma, online softmax in registers, P kept in registers, the
 warpgroups taking turns at the tensor cores), and runs tiles of 128 / 192 query rows of one
 (batch, q head) (key blocks of 128, 64 at d256; d96 computes 96 columns on tiles of two 64-column
@@ -258,6 +258,27 @@ def _runs_fk_sibling(p: Problem) -> bool:
     return p.head_dim == 128 and lo <= p.seqlen_k <= hi
 
 
+#: d64 problems (not softcap, not varlen) whose seqlen_k lies in the (min, max) of their causal flag run the ``_c2``
+#: sibling of the d64 kernel where the manifest has one (HOPPER_C2_D64: 128-row tiles of two consumer warpgroups at
+#: setmaxnreg 232 in cuDNN's loop shape: the ping-pong turn around the exponentials only, the next key block's QK^T
+#: issued right behind the PV; 128-row tiles divide 512 / 1024 rows where the d64 kernel's 192 leave 11% of the work
+#: idle), before the ``_static`` / ``_s4`` siblings.  H100, bf16, ``_c2`` / the d64 kernel in the same run
+#: (notes/hopper.md, 2026-11-27, issue11j call 2, one interleaved run of 5 rounds, round spreads 1.01-1.03x at
+#: 512-1024): 32x512 h16 1.01x, h32 0.99x, h32 causal 1.02x; 16x1024 h12 1.03x, h32 1.02x, h32 causal 1.06x; 8x2048 h32
+#: 0.97x / causal 0.99x; 4x4096 h32 1.00 / 1.01x; 2x8192 0.96 / 0.95x; 1x16384 0.93 / 0.93x; 1x40000 2/2 1.04x (fewer
+#: rounds of tiles): so up to 1024 keys.  (Causal d64 below 2048 stays on portable, :data:`PREFERRED`: ``_c2`` / portable
+#: 1.01x at 32x512 h32 and 1.05x at 16x1024 h32 in that run, both still below cuDNN.)
+C2_SIBLING_D64: dict[bool, tuple[int, int]] = {
+    True: (0, 1024),
+    False: (0, 1024),
+}
+
+
+def _runs_c2_sibling(p: Problem) -> bool:
+    lo, hi = C2_SIBLING_D64.get(p.causal, (0, -1))
+    return p.head_dim == 64 and lo <= p.seqlen_k <= hi
+
+
 def _runs_static_sibling(p: Problem) -> bool:
     lo, hi, kv_max = STATIC_SIBLING_CAUSAL.get(p.head_dim, (0, -1, 0))
     kv = p.batch * p.heads_k * p.seqlen_k * (p.head_dim + p.head_dim_v) * 2
@@ -268,7 +289,8 @@ def kernel_name(p: Problem, names) -> str:
     """The manifest name of the kernel that runs ``p`` among ``names``: ``fwd_<dtype>_d<D>``, its
     ``_bn176`` sibling for long non-causal problems (:data:`WIDE_BLOCK_NONCAUSAL`), or its ``_dyn``
     / ``_static`` sibling for causal ones (:data:`DYN_SIBLING_CAUSAL`, :data:`STATIC_SIBLING_CAUSAL`), the d64 ``_s4``
-    sibling where :data:`S4_SIBLING_D64` says, the d128 ``_fk`` sibling where :data:`FK_SIBLING_D128` says;
+    sibling where :data:`S4_SIBLING_D64` says, the d128 ``_fk`` sibling where :data:`FK_SIBLING_D128` says, the d64 ``_c2``
+    sibling where :data:`C2_SIBLING_D64` says (before ``_static`` / ``_s4``);
     softcap problems: ``fwd_<dtype>_d<D>_softcap``; varlen problems ``fwd_<dtype>_d<D>[_softcap]_varlen`` (whether or not
     ``names`` has it: :func:`gate` checks), causal ones without softcap ``fwd_<dtype>_d<D>_dyn_varlen`` where ``names``
     has it (d96: the dynamic causal schedule, as ``_dyn`` on uniform batches)."""
@@ -285,6 +307,8 @@ def kernel_name(p: Problem, names) -> str:
     lo, hi = DYN_SIBLING_CAUSAL.get(p.head_dim, (0, -1))
     if p.causal and lo <= p.seqlen_k <= hi and name + "_dyn" in names:
         return name + "_dyn"
+    if _runs_c2_sibling(p) and name + "_c2" in names:
+        return name + "_c2"
     if _runs_static_sibling(p) and name + "_static" in names:
         return name + "_static"
     if _runs_s4_sibling(p) and name + "_s4" in names:

@@ -192,6 +192,7 @@ def test_hopper_static_siblings(monkeypatch, b, sq, sk, hq, hk, dtype, d, grid_c
     if hopper.variant_name(dtype, d) + "_static" not in by:
         pytest.skip(f"the shipped cubin has no d{d} _static sibling")
     monkeypatch.setitem(hopper.STATIC_SIBLING_CAUSAL, d, (0, 1 << 30, 1 << 62))
+    monkeypatch.setattr(hopper, "C2_SIBLING_D64", {})   # (the d64 _c2 sibling comes first where its rule applies)
     case = dict(b=b, sq=sq, sk=sk, hq=hq, hk=hk, d=d, dv=d, dtype=dtype, feature="causal+lse", window=(-1, -1),
                 seed=900 + sq)
     why = sweep.check_case(case, mha_fwd=hopper_mha_fwd(grid_cap))
@@ -225,6 +226,7 @@ def test_hopper_d64_tail_split(monkeypatch, b, sq, sk, hq, hk, cap, dtype, suffi
     tiles = -(-sq // by[name]["block_m"]) * hq * b
     assert _tail_split(tiles, cap, by[name]["block_m"] // 64, by[name]["tail_split_rounds"]), (tiles, cap)
     monkeypatch.setitem(hopper.S4_SIBLING_D64, False, (0, 1 << 30) if suffix else (0, -1))
+    monkeypatch.setattr(hopper, "C2_SIBLING_D64", {})   # (the _c2 sibling, which has no tail split, comes first)
     torch.manual_seed(sq + cap)
     dt = torch.bfloat16 if dtype == "bf16" else torch.float16
     q = torch.randn(b, sq, hq, 64, device="cuda", dtype=dt)
@@ -257,9 +259,43 @@ def test_hopper_d64_s4_sibling(monkeypatch, b, sq, sk, hq, hk, dtype, window, ca
         pytest.skip("the shipped cubin has no d64 _s4 sibling")
     monkeypatch.setitem(hopper.S4_SIBLING_D64, causal, (0, 1 << 30))
     monkeypatch.setitem(hopper.STATIC_SIBLING_CAUSAL, 64, (0, -1, 0))
+    monkeypatch.setattr(hopper, "C2_SIBLING_D64", {})
     feature = {(True, True): "causal+window", (True, False): "causal+lse", (False, True): "window",
                (False, False): "none"}[(causal, window[0] >= 0)]
     case = dict(b=b, sq=sq, sk=sk, hq=hq, hk=hk, d=64, dv=64, dtype=dtype, feature=feature, window=window,
                 seed=1700 + sq)
     why = sweep.check_case(case, mha_fwd=hopper_mha_fwd(grid_cap))
     assert why is None, why
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _sm90(), reason="the hopper kernels need an sm_90a GPU (H100 / H200)")
+@pytest.mark.parametrize("grid_cap", [None, 5, 1])
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("b, sq, sk, hq, hk, dtype, window", [(2, 1000, 1000, 8, 2, "bf16", (-1, -1)),
+                                                              (1, 700, 300, 4, 1, "fp16", (-1, -1)),
+                                                              (2, 300, 900, 8, 8, "bf16", (-1, -1)),
+                                                              (1, 900, 900, 4, 2, "bf16", (200, 100)),
+                                                              (3, 129, 127, 2, 1, "fp16", (-1, -1)),
+                                                              (1, 64, 4100, 2, 2, "bf16", (-1, -1))])
+def test_hopper_d64_c2_sibling(monkeypatch, b, sq, sk, hq, hk, dtype, window, causal, grid_cap):
+    """The d64 ``_c2`` sibling (128-row tiles in cuDNN's loop shape, hopper.C2_SIBLING_D64) on every problem: the rule
+    widened to all lengths, both causal flags; the plan's grid, 5 CTAs and one (every tile of the problem through one
+    CTA's ping-pong turns); LSE; a sliding window; rows past seqlen_q in a tile, rows that see no key (sq > sk causal),
+    one row block over many key blocks; twice back to back (the tile counter is reset for the next launch)."""
+    by = hopper.manifest("sm_90a")["by_name"]
+    if hopper.variant_name(dtype, 64) + "_c2" not in by:
+        pytest.skip("the shipped cubin has no d64 _c2 sibling")
+    monkeypatch.setattr(hopper, "C2_SIBLING_D64", {True: (0, 1 << 30), False: (0, 1 << 30)})
+    p = validate.batch_problem(view(torch.empty(b, sq, hq, 64, dtype=torch.bfloat16), argname="q"),
+                               view(torch.empty(b, sk, hk, 64, dtype=torch.bfloat16), argname="k"),
+                               view(torch.empty(b, sk, hk, 64, dtype=torch.bfloat16), argname="v"), softmax_scale=None,
+                               causal=causal, window_size=window, softcap=0.0, return_lse=True, num_splits=1)
+    assert hopper.kernel_name(p, by).endswith("_d64_c2")
+    feature = {(True, True): "causal+window", (True, False): "causal+lse", (False, True): "window",
+               (False, False): "none"}[(causal, window[0] >= 0)]
+    case = dict(b=b, sq=sq, sk=sk, hq=hq, hk=hk, d=64, dv=64, dtype=dtype, feature=feature, window=window,
+                seed=2300 + sq)
+    for _ in range(2):
+        why = sweep.check_case(case, mha_fwd=hopper_mha_fwd(grid_cap))
+        assert why is None, why

@@ -265,6 +265,31 @@
 #ifndef HOPPER_PDEC_D64
 #define HOPPER_PDEC_D64 1
 #endif
+// 1: also build hopper_fwd_<dtype>_d64_c2 (when the d64 kernels load with TMA and take the dynamic schedule): d64 in
+// cuDNN's shape (issue11j): 128-row tiles of two consumer warpgroups at setmaxnreg 40 / 232, one key block at a time
+// (QK^T and PV each waited at once), the ping-pong turn around the exponentials only (fwd_body: C2); the d64 kernel's
+// producer, dynamic schedule and TMA epilogue.  The planner runs them where they measured faster (hopper.C2_SIBLING_D64)
+#ifndef HOPPER_C2_D64
+#define HOPPER_C2_D64 1
+#endif
+// the _c2 kernels' K / V ring (issue11j call 2: 3 stages with HOPPER_C2_B2B_D64; 4 measured alike or slower in call 1)
+#ifndef HOPPER_C2_STAGES_D64
+#define HOPPER_C2_STAGES_D64 3
+#endif
+// the _c2 kernels: 1: the QK^T of the next key block issued right behind the PV (the tensor cores get both GEMMs of a
+// warpgroup back to back; only the PV waited for before V's release); 0: each GEMM issued and waited for alone (cuDNN's)
+#ifndef HOPPER_C2_B2B_D64
+#define HOPPER_C2_B2B_D64 1
+#endif
+// the _c2 kernels: 1: the tile boundary fused (fwd_body; an experiment, not run on a GPU); 0: not (shipped)
+#ifndef HOPPER_C2_FUSE_D64
+#define HOPPER_C2_FUSE_D64 1
+#endif
+// the _c2 kernels' ping-pong turn: 0: the exponentials, row sums and P only (cuDNN's); 1: also O's rescale and the PV issue
+// (with HOPPER_C2_B2B_D64 the next QK^T's too)
+#ifndef HOPPER_C2_TURN_D64
+#define HOPPER_C2_TURN_D64 0
+#endif
 // 1: also build the _varlen siblings, hopper_fwd_<dtype>_d<D>_varlen and _d<D>_softcap_varlen (D = 64, 96, 128, 256):
 // each head dim's main / _softcap kernel over packed sequences (hopper_fwd_args' cu_seqlens_q / cu_seqlens_k; manifest
 // "varlen"); the d128 ones store O from the staging buffer with row stores (a TMA store would write past a sequence's
@@ -494,8 +519,10 @@ template <int D, int ROWS>
 // SOFTCAP: a _softcap sibling (scores through tanh_of_log2 before the mask and the softmax)
 // VARLEN: a _varlen sibling (packed sequences, hopper_fwd_args' cu_seqlens: set_seq)
 // FK: a d128 _fk sibling (HOPPER_FK_D128: the fused last turn and K loaded ahead of V)
+// C2: a d64 _c2 sibling (HOPPER_C2_D64: 128-row tiles, cuDNN's loop shape; the consumers' c2 loop)
     template <class E, int D, int BN, int STAGES, int NWG, int QS, bool TMA, bool DYN_SIBLING = false,
-              bool STATIC_SIBLING = false, bool SOFTCAP = false, bool VARLEN = false, bool FK = false>
+              bool STATIC_SIBLING = false, bool SOFTCAP = false, bool VARLEN = false, bool FK = false,
+              bool C2 = false>
 __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     static_assert(QS == 1 || QS == 2, "one or two Q buffers");
     static_assert(NWG == 2 || NWG == 3, "two or three consumer warpgroups");
@@ -614,7 +641,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     constexpr bool DYN_ALL = DYN && D == 64;
     const bool dyn = DYN && (DYN_ALL || a.causal);
     // HOPPER_TAIL_SPLIT_D64: work items [0, tail_big) are tiles t, then NWG pieces of each of the last tail_rem tiles
-    constexpr bool TSPLIT = HOPPER_TAIL_SPLIT_D64 && HOPPER_WG_SKIP_D64 && DYN_ALL && !SOFTCAP && !VARLEN;
+    constexpr bool TSPLIT = HOPPER_TAIL_SPLIT_D64 && HOPPER_WG_SKIP_D64 && DYN_ALL && !SOFTCAP && !VARLEN && !C2;
     const int tail_rem = TSPLIT && !a.causal && win_left < 0 && win_right < 0 && num_tiles > (int)gridDim.x &&
                                  num_tiles <= HOPPER_TAIL_ROUNDS_D64 * (int)gridDim.x &&
                                  NWG * (num_tiles % (int)gridDim.x) <= (int)gridDim.x
@@ -1133,7 +1160,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     // Some warpgroup (the one with the tile's last row) computes every block, so no slot's round is all early.
     // (not the _static siblings: causal d64 from 16384 keys, long tiles; there it measured 0.94-0.99x, two runs)
     // (nor the _softcap siblings: with the softcap pass its code spilled 88 bytes at 160 registers)
-    constexpr bool WG_SKIP = HOPPER_WG_SKIP_D64 && D == 64 && TMA && !STATIC_SIBLING && !SOFTCAP;
+    constexpr bool WG_SKIP = HOPPER_WG_SKIP_D64 && D == 64 && TMA && !STATIC_SIBLING && !SOFTCAP && !C2;
     static_assert(!WG_SKIP || STAGES >= 3, "HOPPER_WG_SKIP_D64's early arrivals need 3 or more stages");
     // the key blocks this warpgroup computes in row block m_block (n_all: the tile's)
     auto wg_blocks = [&](int m_block, int n_all) {
@@ -1195,6 +1222,274 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         }
         return tn;
     };
+
+    // ---------------- the _c2 siblings (HOPPER_C2_D64): cuDNN's d64 loop shape.  Two consumer warpgroups of 64 rows
+    // (128-row tiles, setmaxnreg 40 / 232), one key block at a time with no intra-warpgroup overlap: wait K, QK^T, wait
+    // for it at once, the row max, then the ping-pong turn (named barriers 1 / 2, as sched_sync / sched_arrive) around
+    // the exponentials, the row sums and P's conversion only, so one warpgroup's exponentials run under the other's
+    // GEMMs; then O's rescale, wait V, PV, wait for it at once, release V.  Every warpgroup takes one turn per key block
+    // of the tile (n_max and first_block are the tile's, not the warpgroup's: no WG_SKIP, no tail split), so both take
+    // the same turns; empty tiles are passed in next_tile by both alike.  The epilogue is EPI_TMA64's (each warp its 16
+    // rows, out with TMA), outside the turns.
+    static_assert(!C2 || (D == 64 && NWG == 2 && BN == 128 && QS == 2 && TMA && DYN_ALL && EPI_TMA64 && !WG_SKIP &&
+                          !TSPLIT && !FK && !SOFTCAP && !VARLEN && !STATIC_SIBLING),
+                  "_c2: the d64 TMA kernel's producer / schedule / epilogue with two consumer warpgroups");
+    if constexpr (C2) {
+        float ms0 = 0.f, ms1 = 0.f;   // the current block's row maxima, scaled (the exponentials' offsets)
+        // masks as softmax's; the row max; O's rescale factors
+        auto c2_max = [&](int n, bool masked, float& alpha0, float& alpha1) {
+            if (masked) {
+                int lim0 = sk, lim1 = sk;
+                if (win_right >= 0) {
+                    lim0 = min(sk, row0 + sk - sq + 1 + win_right);
+                    lim1 = min(sk, row1 + sk - sq + 1 + win_right);
+                }
+                const int c0 = n * BN + 2 * (lane % 4);
+#pragma unroll
+                for (int i = 0; i < BN / 8; ++i) {
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        const int col = c0 + 8 * i + e;
+                        if (col >= lim0) s[4 * i + e] = NEG_INF;
+                        if (col >= lim1) s[4 * i + 2 + e] = NEG_INF;
+                    }
+                }
+                if (win_left >= 0) window_mask_lo(n);
+            }
+            // four partial maxima a row (chains of BN / 32 instead of one of BN / 8: the other warpgroup's GEMMs wait
+            // for this one's turn)
+            float p0[4], p1[4];
+#pragma unroll
+            for (int j = 0; j < 4; ++j) {
+                p0[j] = fmaxf(s[4 * j], s[4 * j + 1]);
+                p1[j] = fmaxf(s[4 * j + 2], s[4 * j + 3]);
+            }
+#pragma unroll
+            for (int i = 4; i < BN / 8; ++i) {
+                p0[i % 4] = fmaxf(p0[i % 4], fmaxf(s[4 * i], s[4 * i + 1]));
+                p1[i % 4] = fmaxf(p1[i % 4], fmaxf(s[4 * i + 2], s[4 * i + 3]));
+            }
+            float b0 = fmaxf(fmaxf(mx0, fmaxf(p0[0], p0[1])), fmaxf(p0[2], p0[3]));
+            float b1 = fmaxf(fmaxf(mx1, fmaxf(p1[0], p1[1])), fmaxf(p1[2], p1[3]));
+            b0 = fmaxf(b0, __shfl_xor_sync(0xffffffffu, b0, 1));
+            b0 = fmaxf(b0, __shfl_xor_sync(0xffffffffu, b0, 2));
+            b1 = fmaxf(b1, __shfl_xor_sync(0xffffffffu, b1, 1));
+            b1 = fmaxf(b1, __shfl_xor_sync(0xffffffffu, b1, 2));
+            ms0 = b0 == NEG_INF ? 0.f : b0 * sl2;
+            ms1 = b1 == NEG_INF ? 0.f : b1 * sl2;
+            alpha0 = ex2(mx0 * sl2 - ms0);
+            alpha1 = ex2(mx1 * sl2 - ms1);
+            mx0 = b0;
+            mx1 = b1;
+        };
+        // the exponentials (in the turn), P, the row sums
+        auto c2_exp = [&](float& t0, float& t1) {
+            t0 = 0.f;
+            t1 = 0.f;
+#pragma unroll
+            for (int i = 0; i < BN / 8; ++i) {
+                s[4 * i] = ex2(fmaf(s[4 * i], sl2, -ms0));
+                s[4 * i + 1] = ex2(fmaf(s[4 * i + 1], sl2, -ms0));
+                s[4 * i + 2] = ex2(fmaf(s[4 * i + 2], sl2, -ms1));
+                s[4 * i + 3] = ex2(fmaf(s[4 * i + 3], sl2, -ms1));
+                t0 += s[4 * i] + s[4 * i + 1];
+                t1 += s[4 * i + 2] + s[4 * i + 3];
+            }
+            convert_p();
+        };
+        // O / l into this warp's 16 rows of the staging buffer (stmatrix), out with one TMA store (EPI_TMA64's epilogue)
+        // the current tile's (m_block, head, batch), before its Q slot is released: PDEC's entry, else decoded
+        auto c2_tile = [&](int& cm, int& ch, int& cb) {
+            if constexpr (PDEC) tile_info_read(qs + QS * (q_phase & 1), cm, ch, cb);
+            else decode(t, cm, ch, cb);
+        };
+        auto c2_epilogue = [&](int cm, int ch, int cb) {
+            l0 += __shfl_xor_sync(0xffffffffu, l0, 1);
+            l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
+            l1 += __shfl_xor_sync(0xffffffffu, l1, 1);
+            l1 += __shfl_xor_sync(0xffffffffu, l1, 2);
+            const float inv0 = l0 > 0.f ? 1.f / l0 : 0.f;
+            const float inv1 = l1 > 0.f ? 1.f / l1 : 0.f;
+            if (a.lse && lane % 4 == 0) {
+                float* lse_ptr = lse_base(cb, ch);
+                if (row0 < sq) lse_ptr[row0] = l0 > 0.f ? (mx0 * sl2 + __log2f(l0)) * LN2 : NEG_INF;
+                if (row1 < sq) lse_ptr[row1] = l1 > 0.f ? (mx1 * sl2 + __log2f(l1)) * LN2 : NEG_INF;
+            }
+            // this warp's last TMA store has read its rows
+            if (lane == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+            __syncwarp();
+            const uint32_t so = sO + wg * (WG_ROWS * DS * 2);
+            const int mj = lane / 8;
+            const int sr = warp * 16 + (mj & 1) * 8 + lane % 8;          // the row this lane addresses
+#pragma unroll
+            for (int i = 0; i < D / 8; i += 2) {
+                const int cg = i + (mj >> 1);                              // its 8-column group
+                const uint32_t addr = so + sr * 128 + ((cg ^ (sr & 7)) << 4);
+                const uint32_t r0 = E::pack(o[4 * i] * inv0, o[4 * i + 1] * inv0);
+                const uint32_t r1 = E::pack(o[4 * i + 2] * inv1, o[4 * i + 3] * inv1);
+                const uint32_t r2 = E::pack(o[4 * i + 4] * inv0, o[4 * i + 5] * inv0);
+                const uint32_t r3 = E::pack(o[4 * i + 6] * inv1, o[4 * i + 7] * inv1);
+                asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+                             ::"r"(addr), "r"(r0), "r"(r1), "r"(r2), "r"(r3) : "memory");
+            }
+            // the stmatrix writes (generic proxy) before the TMA's reads (async proxy); rows >= sq are not written
+            asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+            __syncwarp();
+            if (lane == 0) {
+                tma_store(map_slot() + 384, so + warp * (16 * 128), 0, cm * BM + wg * WG_ROWS + warp * 16, ch, cb);
+                asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+            }
+        };
+        // HOPPER_C2_B2B_D64: key block n (its K / V in stage vst, its QK^T in flight) from the wait for its scores to the
+        // release of V; with NEXT the QK^T of block n - 1 (stage kst) goes out right behind the PV, and only the PV is
+        // waited for.  (Two instances, the last block's without the QK^T: a wgmma under a branch serialises them all.)
+        [[maybe_unused]] auto c2_step = [&](int n, int vst, uint32_t vph, auto next) {
+            constexpr bool NEXT = decltype(next)::value;
+            wgmma_wait<0>();
+            reg_fence(s);
+            if (lane == 0) mbar_arrive(k_empty(vst));
+            float a0, a1, t0, t1;
+            c2_max(n, needs_mask(n), a0, a1);
+            sched_sync();
+            c2_exp(t0, t1);
+            if constexpr (!HOPPER_C2_TURN_D64) sched_arrive();
+            l0 = l0 * a0 + t0;
+            l1 = l1 * a1 + t1;
+            rescale_o(a0, a1);
+            mbar_wait(v_full(vst), vph);
+            issue_pv(sV + vst * KV_BYTES);
+            if constexpr (NEXT) {
+                mbar_wait(k_full(kst), kph);
+                issue_qk(sK + kst * KV_BYTES);
+            }
+            if constexpr (HOPPER_C2_TURN_D64) sched_arrive();
+            if constexpr (NEXT) wgmma_wait<1>();
+            else wgmma_wait<0>();
+            reg_fence(o);
+            if (lane == 0) mbar_arrive(v_empty(vst));
+        };
+        // HOPPER_C2_FUSE_D64 (not run on a GPU): a tile's last PV and the next tile's first QK^T go out back to back (as
+        // the d128 _fk siblings' fused turn), the epilogue then runs with that QK^T on the tensor cores.  With no next
+        // tile the QK^T still goes out, over the stale Q slot / K stage (its scores are dropped): a wgmma under a
+        // branch would serialise them all.
+        if constexpr (HOPPER_C2_FUSE_D64) {
+            static_assert(HOPPER_C2_B2B_D64, "HOPPER_C2_FUSE_D64 builds on HOPPER_C2_B2B_D64's c2_step");
+            mbar_wait(q_full(qs), q_phase);
+            mbar_wait(k_full(kst), kph);
+            issue_qk(sK + kst * KV_BYTES);   // the first tile's first key block
+            for (;;) {
+                const int n_max = key_blocks(tile_m_block(t) * BM);
+                row0 = tile_m_block(t) * BM + wg * WG_ROWS + row_local;
+                row1 = row0 + 8;
+#pragma unroll
+                for (int i = 0; i < DC / 2; ++i) o[i] = 0.f;
+                mx0 = NEG_INF; mx1 = NEG_INF; l0 = 0.f; l1 = 0.f;
+                const int lo = first_block();
+                int n = n_max - 1;
+                for (; n > lo; --n) {
+                    const int vst = kst;
+                    const uint32_t vph = kph;
+                    if (++kst == STAGES) { kst = 0; kph ^= 1; }
+                    c2_step(n, vst, vph, std::true_type{});
+                }
+                // the tile's last key block
+                const int vst = kst;
+                const uint32_t vph = kph;
+                if (++kst == STAGES) { kst = 0; kph ^= 1; }
+                wgmma_wait<0>();
+                reg_fence(s);
+                if (lane == 0) mbar_arrive(k_empty(vst));
+                int cm, ch, cb;
+                c2_tile(cm, ch, cb);
+                q_release();   // every QK^T of this tile is done: the Q slot too
+                if (++qs == QS) { qs = 0; q_phase ^= 1; }
+                float a0, a1, t0, t1;
+                c2_max(n, needs_mask(n), a0, a1);
+                sched_sync();
+                c2_exp(t0, t1);
+                sched_arrive();
+                l0 = l0 * a0 + t0;
+                l1 = l1 * a1 + t1;
+                rescale_o(a0, a1);
+                const int t_next = next_tile();   // (its Q slot is qs now; empty tiles zero-filled on the way)
+                if (t_next >= 0) {
+                    mbar_wait(q_full(qs), q_phase);
+                    mbar_wait(k_full(kst), kph);
+                }
+                mbar_wait(v_full(vst), vph);
+                issue_pv(sV + vst * KV_BYTES);
+                issue_qk(sK + kst * KV_BYTES);
+                wgmma_wait<1>();
+                reg_fence(o);
+                if (lane == 0) mbar_arrive(v_empty(vst));
+                c2_epilogue(cm, ch, cb);   // (row0 / row1, l, mx: still this tile's)
+                t = t_next;
+                if (t < 0) {
+                    wgmma_wait<0>();
+                    reg_fence(s);
+                    break;
+                }
+            }
+        } else
+        for (;;) {
+            const int n_max = key_blocks(tile_m_block(t) * BM);
+            row0 = tile_m_block(t) * BM + wg * WG_ROWS + row_local;
+            row1 = row0 + 8;
+#pragma unroll
+            for (int i = 0; i < DC / 2; ++i) o[i] = 0.f;
+            mx0 = NEG_INF; mx1 = NEG_INF; l0 = 0.f; l1 = 0.f;
+            mbar_wait(q_full(qs), q_phase);
+            if constexpr (HOPPER_C2_B2B_D64) {   // (c2_step: QK^T(n - 1) right behind PV(n))
+                const int lo = first_block();
+                int n = n_max - 1;
+                mbar_wait(k_full(kst), kph);
+                issue_qk(sK + kst * KV_BYTES);
+                for (; n > lo; --n) {
+                    const int vst = kst;
+                    const uint32_t vph = kph;
+                    if (++kst == STAGES) { kst = 0; kph ^= 1; }
+                    c2_step(n, vst, vph, std::true_type{});
+                }
+                const int vst = kst;
+                const uint32_t vph = kph;
+                if (++kst == STAGES) { kst = 0; kph ^= 1; }
+                c2_step(n, vst, vph, std::false_type{});
+            } else
+            for (int n = n_max - 1; n >= first_block(); --n) {
+                mbar_wait(k_full(kst), kph);
+                issue_qk(sK + kst * KV_BYTES);
+                wgmma_wait<0>();
+                reg_fence(s);
+                if (lane == 0) mbar_arrive(k_empty(kst));
+                float a0, a1, t0, t1;
+                c2_max(n, needs_mask(n), a0, a1);
+                sched_sync();
+                c2_exp(t0, t1);
+                if constexpr (!HOPPER_C2_TURN_D64) sched_arrive();
+                l0 = l0 * a0 + t0;
+                l1 = l1 * a1 + t1;
+                rescale_o(a0, a1);
+                mbar_wait(v_full(kst), kph);
+                issue_pv(sV + kst * KV_BYTES);
+                if constexpr (HOPPER_C2_TURN_D64) sched_arrive();
+                wgmma_wait<0>();
+                reg_fence(o);
+                if (lane == 0) mbar_arrive(v_empty(kst));
+                if (++kst == STAGES) { kst = 0; kph ^= 1; }
+            }
+            // every QK^T of this tile is done: the producer may load the Q slot again
+            int cm, ch, cb;
+            c2_tile(cm, ch, cb);
+            q_release();
+            if (++qs == QS) { qs = 0; q_phase ^= 1; }
+            c2_epilogue(cm, ch, cb);
+            t = next_tile();
+            if (t < 0) break;
+        }
+        // the buffer stays allocated until this warp's last TMA store has read it
+        if (lane == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+        return;
+    }
 
     first_qk();
     for (;;) {
@@ -1443,6 +1738,15 @@ HOPPER_KERNEL(hopper_fwd_fp16_d128_bn176, Fp16, 128, 176, HOPPER_STAGES_D128, 2,
 #endif
 HOPPER_KERNEL(hopper_fwd_bf16_d64, Bf16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_D64, HOPPER_Q_STAGES, HOPPER_TMA_D64)
 HOPPER_KERNEL(hopper_fwd_fp16_d64, Fp16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_D64, HOPPER_Q_STAGES, HOPPER_TMA_D64)
+#if HOPPER_C2_D64 && HOPPER_TMA_D64 && HOPPER_DYN_D64 && HOPPER_DYN_CAUSAL
+// the _c2 siblings (HOPPER_C2_D64): d64, 128-row tiles of two consumer warpgroups, cuDNN's loop shape (fwd_body: C2)
+#define HOPPER_KERNEL_C2(NAME, E)                                                                                  \
+    extern "C" __global__ void __launch_bounds__(3 * 128, 1) NAME(const __grid_constant__ hopper_fwd_args a) {     \
+        fwd_body<E, 64, 128, HOPPER_C2_STAGES_D64, 2, 2, true, false, false, false, false, false, true>(a);         \
+    }
+HOPPER_KERNEL_C2(hopper_fwd_bf16_d64_c2, Bf16)
+HOPPER_KERNEL_C2(hopper_fwd_fp16_d64_c2, Fp16)
+#endif
 #if HOPPER_S4_D64 && HOPPER_TMA_D64
 HOPPER_KERNEL(hopper_fwd_bf16_d64_s4, Bf16, 64, 128, HOPPER_S4_STAGES_D64, HOPPER_NWG_D64, HOPPER_Q_STAGES, true)
 HOPPER_KERNEL(hopper_fwd_fp16_d64_s4, Fp16, 64, 128, HOPPER_S4_STAGES_D64, HOPPER_NWG_D64, HOPPER_Q_STAGES, true)

@@ -35,7 +35,10 @@ consumers, not the ``_static`` / ``_softcap`` siblings, decode a tile's row bloc
 packed sequences (cu_seqlens; recorded as ``varlen``; O stored with row stores, never ``epilogue_tma``).
 ``hopper_fwd_<dtype>_d<D>_softcap`` kernels (HOPPER_SOFTCAP_SIBLINGS) are each head dim's main kernel with softcap
 scores (recorded as ``softcap``; every other fact as the main kernel's).  ``hopper_fwd_<dtype>_d64_s4`` kernels (HOPPER_S4_D64) are the d64 kernel (TMA) with ``s4_stages_d64`` (default 4)
-K / V stages, recorded as ``stages``; every other fact as the d64 kernel's.  ``tail_split_d64`` (0 / 1: the d64 kernels
+K / V stages, recorded as ``stages``; every other fact as the d64 kernel's.  ``hopper_fwd_<dtype>_d64_c2`` kernels
+(HOPPER_C2_D64) are d64 with two consumer warpgroups (block_m 128, 384 threads) in cuDNN's loop shape, TMA, two Q
+buffers, ``c2_stages_d64`` (default 3) K / V stages, the dynamic schedule and the d64 TMA epilogue, no ``wg_skip`` /
+tail split (recorded as ``exp_turn``).  ``tail_split_d64`` (0 / 1: the d64 kernels
 with ``wg_skip`` and ``dynamic_causal`` split a non-causal last round of few tiles into 64-row pieces,
 HOPPER_TAIL_SPLIT_D64; recorded as ``tail_split``), ``tail_rounds_d64`` (HOPPER_TAIL_ROUNDS_D64, default 8: only problems
 of at most that many rounds of tiles; recorded as ``tail_split_rounds``).  ``hopper_fwd_<dtype>_d96_dyn`` kernels (HOPPER_DYN_D96) are
@@ -75,7 +78,7 @@ from pyhipattn.codeobj.limits import resource_report  # noqa: E402
 from pyhipattn.kernargs import check_layout, layout_from_header  # noqa: E402
 
 HEADER = "kernels/src/hopper/hopper_args.h"
-FWD = re.compile(r"hopper_fwd_(bf16|fp16)_d(\d+)(_bn176|_dyn|_static|_s4|_fk)?(_softcap)?(_varlen)?$")
+FWD = re.compile(r"hopper_fwd_(bf16|fp16)_d(\d+)(_bn176|_dyn|_static|_s4|_fk|_c2)?(_softcap)?(_varlen)?$")
 #: the ``_bn176`` kernels (HOPPER_BN176_D128): key block 176, one Q buffer, TMA, whatever the options
 BN176 = {"block_n": 176, "q_stages": 1, "tma": True}
 
@@ -101,7 +104,8 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
                          "dyn_causal", "dyn_d64", "l2_section_kb", "l2_section_mode",
                          "epi_smem_d128", "epi_smem_d64", "epi_v4_d128",
                          "epi_tma_d128", "rescale_in_turn_d128", "rescale_vote_d128", "desc_add_d128", "decode_once_d128", "wg_skip_d64",
-                         "window", "epi_tma_d64", "decode_once_d64", "s4_stages_d64", "tail_split_d64", "tail_rounds_d64"}
+                         "window", "epi_tma_d64", "decode_once_d64", "s4_stages_d64", "tail_split_d64", "tail_rounds_d64",
+                         "c2_stages_d64"}
     if unknown:
         raise SystemExit(f"make_manifest: unknown option(s) {sorted(unknown)}")
     qs = {64: int(q_stages), 96: 2, 128: int(kv.get("q_stages_d128", q_stages)), 256: 1}
@@ -137,10 +141,13 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
         m = FWD.match(name)
         if not m:
             raise SystemExit(f"make_manifest: kernel {name} does not follow "
-                             "hopper_fwd_<dtype>_d<D>[_bn176|_dyn|_static|_s4|_fk][_softcap][_varlen]")
+                             "hopper_fwd_<dtype>_d<D>[_bn176|_dyn|_static|_s4|_fk|_c2][_softcap][_varlen]")
         k = co.kernels[name]
         d = int(m[2])
-        bm, bn, q_bufs, uses_tma = 64 * nwg[d], block_n[d], qs[d], tma[d]
+        kwg = nwg[d]            # this kernel's consumer warpgroups
+        if m[3] == "_c2":       # HOPPER_C2_D64: d64 with two consumer warpgroups (128-row tiles), TMA, two Q buffers
+            kwg = 2
+        bm, bn, q_bufs, uses_tma = 64 * kwg, block_n[d], qs[d], tma[d]
         if m[3] == "_bn176":
             bn, q_bufs, uses_tma = BN176["block_n"], BN176["q_stages"], BN176["tma"]
         if m[3] == "_static":   # HOPPER_STATIC_SIBLINGS: built only from kernels with the dynamic schedule, all TMA
@@ -148,6 +155,8 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
         kstages = stages[d]
         if m[3] == "_s4":       # HOPPER_S4_D64: the d64 kernel (TMA) with a deeper K / V ring
             uses_tma, kstages = True, int(kv.get("s4_stages_d64", "4"))
+        if m[3] == "_c2":
+            uses_tma, bn, q_bufs, kstages = True, 128, 2, int(kv.get("c2_stages_d64", "3"))
         if m[3] == "_fk":       # HOPPER_FK_D128: the d128 kernel (TMA, 128-key blocks) with the fused last turn, K ahead
             uses_tma, bn = True, 128
         if m[5]:                # HOPPER_KERNEL_VARLEN: the _varlen siblings always load with TMA (whatever TMA_D64 / TMA_D128)
@@ -156,7 +165,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
         epi_mode = {128: int(epi_smem_d128), 64: epi_smem_d64}.get(d, 0) if uses_tma and bn == 128 and q_bufs == 2 else 0
         epi = epi_mode != 0
         epi_tma = epi and d == 128 and epi_mode == 1 and kv.get("epi_tma_d128", "0") == "1"   # hopper_fwd.cu's EPI_TMA
-        epi_tma = epi_tma or (epi and d == 64 and epi_mode == 2 and m[3] in (None, "_s4") and not m[4]
+        epi_tma = epi_tma or (epi and d == 64 and epi_mode == 2 and m[3] in (None, "_s4", "_c2") and not m[4]
                               and kv.get("epi_tma_d64", "0") == "1")   # EPI_TMA64 (the _s4 sibling is the d64 kernel's code)
         epi_tma = epi_tma and not m[5]   # the _varlen siblings store O with row stores (clipped at the sequence's end)
         shared = shared_bytes(bm, bn, d, kstages, q_bufs, uses_tma, epi, 4 if epi_tma else 3)
@@ -172,7 +181,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
         objects.append({
             "name": f"fwd_{m[1]}_d{d}{m[3] or ''}{m[4] or ''}{m[5] or ''}", "file": fname, "kernel": name, "role": "fwd", "struct": "hopper_fwd_args",
             "dtype": m[1], "head_dim": d, "block_m": bm, "block_n": bn, "stages": kstages, "q_stages": q_bufs,
-            "threads": 128 * (nwg[d] + 1), "shared": shared, "registers": k.registers,
+            "threads": 128 * (kwg + 1), "shared": shared, "registers": k.registers,
         })
         if d in compute:
             objects[-1]["compute_dim"] = compute[d]
@@ -189,12 +198,14 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
             objects[-1]["rescale_vote"] = False
         if d == 128 and kv.get("desc_add_d128", "0") == "1":
             objects[-1]["desc_add"] = True
-        if d == 64 and m[3] in (None, "_s4") and not m[4] and kv.get("decode_once_d64", "0") == "1":
+        if d == 64 and m[3] in (None, "_s4", "_c2") and not m[4] and kv.get("decode_once_d64", "0") == "1":
             objects[-1]["decode_once"] = True
         if d == 128 and kv.get("decode_once_d128", "0") == "1":
             objects[-1]["decode_once"] = True
         if dyn:
             objects[-1]["dynamic_causal"] = True
+        if m[3] == "_c2":       # cuDNN's loop shape: the ping-pong turn around the exponentials, each GEMM waited at once
+            objects[-1]["exp_turn"] = True
         if m[3] == "_fk":
             objects[-1]["fused_turn"] = objects[-1]["k_ahead"] = True
         if l2_section_kb:
@@ -207,7 +218,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
             objects[-1]["epilogue_smem_per_warp"] = True
         if epi and not epi_tma and (d == 64 or kv.get("epi_v4_d128", "0") == "1"):   # (TMA stores: no st.global.v4)
             objects[-1]["epilogue_v4"] = True
-        if d == 64 and uses_tma and m[3] != "_static" and not m[4] and kv.get("wg_skip_d64", "0") == "1":   # hopper_fwd.cu's WG_SKIP
+        if d == 64 and uses_tma and m[3] not in ("_static", "_c2") and not m[4] and kv.get("wg_skip_d64", "0") == "1":   # hopper_fwd.cu's WG_SKIP
             objects[-1]["wg_skip"] = True
             if dyn and not m[5] and kv.get("tail_split_d64", "0") == "1":   # hopper_fwd.cu's TSPLIT (not _varlen)
                 objects[-1]["tail_split"] = True
@@ -218,7 +229,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
             objects[-1]["softcap"] = True
         if m[5]:
             objects[-1]["varlen"] = True
-        if nwg[d] == 2 and (dyn or regs != "40/232"):
+        if kwg == 2 and (dyn or regs != "40/232"):
             objects[-1]["setmaxnreg"] = ("40/232" if kv.get("window", "0") == "1" else "32/232") if dyn else regs
     if problems:
         raise SystemExit("make_manifest: " + "; ".join(problems))
