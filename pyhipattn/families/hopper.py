@@ -266,8 +266,10 @@ def _runs_fk_sibling(p: Problem) -> bool:
 #: (notes/hopper.md, 2026-11-27, issue11j call 2, one interleaved run of 5 rounds, round spreads 1.01-1.03x at
 #: 512-1024): 32x512 h16 1.01x, h32 0.99x, h32 causal 1.02x; 16x1024 h12 1.03x, h32 1.02x, h32 causal 1.06x; 8x2048 h32
 #: 0.97x / causal 0.99x; 4x4096 h32 1.00 / 1.01x; 2x8192 0.96 / 0.95x; 1x16384 0.93 / 0.93x; 1x40000 2/2 1.04x (fewer
-#: rounds of tiles): so up to 1024 keys.  (Causal d64 below 2048 stays on portable, :data:`PREFERRED`: ``_c2`` / portable
-#: 1.01x at 32x512 h32 and 1.05x at 16x1024 h32 in that run, both still below cuDNN.)
+#: rounds of tiles): so up to 1024 keys.  With the producer's tile decode and the fused tile boundary (issue11k, call d4,
+#: against main's PDEC d64 kernel, 5 rounds): 32x512 h16 1.03x, h32 1.01x, h32 causal 1.03x; 16x1024 h12 1.03x, h32
+#: 0.99x, h32 causal 1.09x; 8x2048 h32 0.98x / causal 1.02x; 4x4096 h32 0.96x; 1x40000 2/2 1.03x.  Causal d64 runs on
+#: hopper from 512 (:data:`PREFERRED`).
 C2_SIBLING_D64: dict[bool, tuple[int, int]] = {
     True: (0, 1024),
     False: (0, 1024),
