@@ -262,6 +262,20 @@ def attention_varlen_ref(q, k, v, cu_seqlens_q, cu_seqlens_k, **kw):
     return out, lse
 
 
+def lse_error(lse, ref_lse) -> str | None:
+    """Why the torch LSE ``lse`` (fp32, any shape) does not match the float64 reference ``ref_lse`` (the same shape):
+    -inf at other rows than the reference's rows without keys (a NaN, an unwritten row, counts as not -inf), or a finite
+    row off by more than rtol 1e-3 / atol 2e-3; None when it matches."""
+    import torch
+
+    if not torch.equal(torch.isneginf(lse), torch.isneginf(ref_lse)):
+        return "lse is -inf at other rows than the reference's rows without keys"
+    fin = torch.isfinite(ref_lse)
+    if fin.any() and not torch.allclose(lse[fin].double(), ref_lse[fin], rtol=1e-3, atol=2e-3):
+        return f"lse differs by up to {float((lse[fin].double() - ref_lse[fin]).abs().max()):.3e}"
+    return None
+
+
 def rel_error(x, ref) -> float:
     """Relative Frobenius error ``||x - ref|| / ||ref||`` in float64 (inf where x has NaN)."""
     if type(x).__module__.startswith("torch") or type(ref).__module__.startswith("torch"):

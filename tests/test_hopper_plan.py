@@ -863,7 +863,7 @@ def test_s4_sibling_runs_where_the_gate_says(shape, causal):
     p = problem(b=b, sq=s, sk=s, hq=h, hk=hk, d=64, causal=causal)
     lo, hi = hopper.S4_SIBLING_D64.get(causal, (0, -1))
     static = hopper._runs_static_sibling(p)
-    c2 = hopper._runs_c2_sibling(p)   # (the _c2 sibling comes first: issue11j)
+    c2 = hopper._in_sibling_range(hopper.C2_SIBLING_D64, 64, p)   # (the _c2 sibling comes first: issue11j)
     want = "fwd_bf16_d64" + ("_c2" if c2 else "_static" if static else "_s4" if lo <= s <= hi else "")
     assert hopper.kernel_name(p, by) == want
     (pl,) = hopper.plan(p, "sm_90a", 132, 1)

@@ -92,3 +92,14 @@ def test_torch_inputs_give_the_same_result_as_numpy():
     o_t, l_t = attention_ref(torch.from_numpy(q), torch.from_numpy(k), torch.from_numpy(v), **kw)
     np.testing.assert_allclose(o_t.numpy(), o_np, rtol=1e-12, atol=1e-12)
     np.testing.assert_array_equal(np.isinf(l_t.numpy()), np.isinf(l_np))
+
+
+def test_lse_error_names_each_mismatch():
+    torch = pytest.importorskip("torch")
+    from pyhipattn.reference import lse_error
+
+    ref = torch.tensor([[1.0, float("-inf"), 3.0]], dtype=torch.float64)
+    assert lse_error(ref.float(), ref) is None
+    assert "-inf at other rows" in lse_error(torch.tensor([[1.0, 0.0, 3.0]]), ref)
+    assert "-inf at other rows" in lse_error(torch.tensor([[1.0, float("nan"), 3.0]]), ref)   # unwritten row
+    assert "differs by up to 1.000e-01" in lse_error(torch.tensor([[1.1, float("-inf"), 3.0]]), ref)

@@ -236,9 +236,11 @@ S4_SIBLING_D64: dict[bool, tuple[int, int]] = {
 }
 
 
-def _runs_s4_sibling(p: Problem) -> bool:
-    lo, hi = S4_SIBLING_D64.get(p.causal, (0, -1))
-    return p.head_dim == 64 and lo <= p.seqlen_k <= hi
+def _in_sibling_range(table: dict[bool, tuple[int, int]], head_dim: int, p: Problem) -> bool:
+    """Whether ``p`` (of ``head_dim``) has its seqlen_k in ``table``'s (min, max) for its causal flag: the rule of the
+    ``_c2`` / ``_s4`` / ``_fk`` siblings (:data:`C2_SIBLING_D64`, :data:`S4_SIBLING_D64`, :data:`FK_SIBLING_D128`)."""
+    lo, hi = table.get(p.causal, (0, -1))
+    return p.head_dim == head_dim and lo <= p.seqlen_k <= hi
 
 
 #: d128 problems (not softcap, not varlen) whose seqlen_k lies in the (min, max) of their causal flag run the ``_fk``
@@ -251,11 +253,6 @@ FK_SIBLING_D128: dict[bool, tuple[int, int]] = {
     True: (0, 2048),
     False: (0, 2048),
 }
-
-
-def _runs_fk_sibling(p: Problem) -> bool:
-    lo, hi = FK_SIBLING_D128.get(p.causal, (0, -1))
-    return p.head_dim == 128 and lo <= p.seqlen_k <= hi
 
 
 #: d64 problems (not softcap, not varlen) whose seqlen_k lies in the (min, max) of their causal flag run the ``_c2``
@@ -274,11 +271,6 @@ C2_SIBLING_D64: dict[bool, tuple[int, int]] = {
     True: (0, 1024),
     False: (0, 1024),
 }
-
-
-def _runs_c2_sibling(p: Problem) -> bool:
-    lo, hi = C2_SIBLING_D64.get(p.causal, (0, -1))
-    return p.head_dim == 64 and lo <= p.seqlen_k <= hi
 
 
 def _runs_static_sibling(p: Problem) -> bool:
@@ -309,13 +301,13 @@ def kernel_name(p: Problem, names) -> str:
     lo, hi = DYN_SIBLING_CAUSAL.get(p.head_dim, (0, -1))
     if p.causal and lo <= p.seqlen_k <= hi and name + "_dyn" in names:
         return name + "_dyn"
-    if _runs_c2_sibling(p) and name + "_c2" in names:
+    if _in_sibling_range(C2_SIBLING_D64, 64, p) and name + "_c2" in names:
         return name + "_c2"
     if _runs_static_sibling(p) and name + "_static" in names:
         return name + "_static"
-    if _runs_s4_sibling(p) and name + "_s4" in names:
+    if _in_sibling_range(S4_SIBLING_D64, 64, p) and name + "_s4" in names:
         return name + "_s4"
-    if _runs_fk_sibling(p) and name + "_fk" in names:
+    if _in_sibling_range(FK_SIBLING_D128, 128, p) and name + "_fk" in names:
         return name + "_fk"
     return name
 
@@ -329,10 +321,15 @@ def preferred(p: Problem) -> str | None:
     if why := _window_softcap_preferred(p):
         return why
     lo, hi = PREFERRED.get((p.head_dim, p.causal), (0, -1))
-    kind = f"head_dim {p.head_dim} {'causal' if p.causal else 'non-causal'}"
+    kind = _kind(p)
     if hi < lo:
         return f"{kind}: the portable kernels measured faster on the H100 (notes/hopper.md)"
     return _outside_range(lo, hi, kind, (("seqlen_q", p.seqlen_q), ("seqlen_k", p.seqlen_k)))
+
+
+def _kind(p: Problem) -> str:
+    """``p``'s row of the preference tables in words: "head_dim 64 causal"."""
+    return f"head_dim {p.head_dim} {'causal' if p.causal else 'non-causal'}"
 
 
 def _outside_range(lo: int, hi: int, kind: str, lengths) -> str | None:
@@ -413,7 +410,7 @@ VARLEN_PREFERRED: dict[tuple[int, bool], tuple[int, int]] = {
 
 def _varlen_preferred(p: Problem) -> str | None:
     lo, hi = VARLEN_PREFERRED.get((p.head_dim, p.causal), (0, -1))
-    kind = f"head_dim {p.head_dim} {'causal' if p.causal else 'non-causal'} varlen"
+    kind = f"{_kind(p)} varlen"
     if hi < lo:
         return f"{kind}: not measured faster than portable on the H100 (notes/hopper.md)"
     return _outside_range(lo, hi, kind, (("max_seqlen_q", p.seqlen_q), ("max_seqlen_k", p.seqlen_k)))
