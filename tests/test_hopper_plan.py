@@ -429,6 +429,7 @@ def test_d128_tma_store_and_loop_options():
     for o in m["objects"]:
         if o["head_dim"] != 128:   # (the d64 kernels' epilogue_tma / decode_once: test_d64_tma_store_and_decode_once)
             d64 = {"epilogue_tma", "decode_once"} if o["head_dim"] == 64 else set()
+            d64 |= {"desc_add"} if o["name"].endswith("_d64_c2") else set()   # (HOPPER_C2_DESC_D64: call e1)
             assert not ({"epilogue_tma", "rescale_in_turn", "rescale_vote", "desc_add", "decode_once"} - d64) & set(o), o["name"]
             continue
         store = o["name"].endswith(("_d128", "_d128_static", "_d128_softcap", "_d128_fk"))   # (_softcap, _fk: the main kernel's code)
@@ -620,7 +621,8 @@ def test_build_is_reproducible(tmp_path):
                EPI_TMA_D64=str(int(bool(d64.get("epilogue_tma")))), DECODE_ONCE_D64=str(int(bool(d64.get("decode_once")))),
                VARLEN_SIBLINGS=str(int("fwd_bf16_d128_varlen" in by_name)), FK_D128=str(int("fwd_bf16_d128_fk" in by_name)),
                C2_D64=str(int("fwd_bf16_d64_c2" in by_name)),
-               C2_STAGES_D64=str(by_name.get("fwd_bf16_d64_c2", {}).get("stages", 3)))
+               C2_STAGES_D64=str(by_name.get("fwd_bf16_d64_c2", {}).get("stages", 3)),
+               C2_DESC_D64=str(int(bool(by_name.get("fwd_bf16_d64_c2", {}).get("desc_add")))))
     r = subprocess.run(["bash", str(ROOT / "scripts" / "build" / "hopper.sh")], env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     assert (tmp_path / "hopper_fwd.cubin").read_bytes() == (CO / "hopper_fwd.cubin").read_bytes()

@@ -290,6 +290,12 @@
 #ifndef HOPPER_C2_TURN_D64
 #define HOPPER_C2_TURN_D64 0
 #endif
+// the _c2 kernels (issue11l): 1: wgmma descriptors as the tile's plus a constant (desc_add, as HOPPER_DESC_ADD_D128):
+// one 32-bit add per k-step instead of a whole descriptor (H100, call e1: 1.007-1.020x at 512-1024); 0: each descriptor
+// computed whole
+#ifndef HOPPER_C2_DESC_D64
+#define HOPPER_C2_DESC_D64 1
+#endif
 // 1: also build the _varlen siblings, hopper_fwd_<dtype>_d<D>_varlen and _d<D>_softcap_varlen (D = 64, 96, 128, 256):
 // each head dim's main / _softcap kernel over packed sequences (hopper_fwd_args' cu_seqlens_q / cu_seqlens_k; manifest
 // "varlen"); the d128 ones store O from the staging buffer with row stores (a TMA store would write past a sequence's
@@ -1020,7 +1026,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     float mx0 = NEG_INF, mx1 = NEG_INF, l0 = 0.f, l1 = 0.f;
     auto q_rows = [&]() { return sQ + qs * Q_BYTES + wg * WG_ROWS * 128; };
 
-    constexpr bool DESC_ADD = D == 128 && HOPPER_DESC_ADD_D128;
+    constexpr bool DESC_ADD = (D == 128 && HOPPER_DESC_ADD_D128) || (C2 && HOPPER_C2_DESC_D64);
     auto issue_qk = [&](uint32_t k_tile) {
         const uint32_t qr = q_rows();
         const uint64_t da0 = desc_k_major(qr), db0 = desc_k_major(k_tile);   // DESC_ADD
