@@ -256,6 +256,44 @@ def test_host_times_interleave_rounds_and_rotate_the_order():
     assert all(v["best_round_p50_us"] <= v["p50_us"] for v in res.values())
 
 
+def test_gpu_times_interleave_rounds_and_report_the_median_of_round_medians():
+    order, ms = [], {"a": iter([3.0, 1.0, 2.0]), "b": iter([5.0, 4.0, 6.0])}
+
+    def timer(fn, n_sets, rep_ms):
+        name = fn(0)
+        order.append(name)
+        m = next(ms[name])
+        return {"ms": m, "ms_p20": m - 0.5, "ms_p80": m + 0.5, "ms_min": m - 1, "n": 10}
+
+    res = B.gpu_times({"a": lambda i: "a", "b": lambda i: "b"}, n_sets=2, rounds=3, timer=timer)
+    assert order == ["a", "b", "b", "a", "a", "b"]       # round r starts with callable r
+    assert res["a"]["ms"] == 2.0 and res["a"]["rounds_ms"] == [3.0, 1.0, 2.0] and res["a"]["spread"] == 3.0
+    assert res["b"]["ms"] == 5.0 and res["b"]["ms_min"] == 3.0 and res["b"]["n"] == 30
+    assert res["b"]["ms_p20"] == 4.5 and res["b"]["ms_p80"] == 5.5
+
+
+def test_gpu_times_reports_a_failing_callable_once_and_keeps_timing_the_rest():
+    calls = []
+
+    def timer(fn, n_sets, rep_ms):
+        calls.append(fn(0))
+        if calls[-1] == "bad" and calls.count("bad") == 2:
+            raise RuntimeError("launch failed")
+        return {"ms": 1.0, "ms_p20": 1.0, "ms_p80": 1.0, "ms_min": 1.0, "n": 1}
+
+    res = B.gpu_times({"ok": lambda i: "ok", "bad": lambda i: "bad"}, n_sets=1, rounds=4, timer=timer)
+    assert res["bad"] == {"err": "timing failed: RuntimeError: launch failed"}
+    assert calls.count("bad") == 2 and calls.count("ok") == 4 and res["ok"]["rounds_ms"] == [1.0] * 4
+
+
+def test_gpu_times_and_run_bench_refuse_fewer_than_one_round(tmp_path):
+    with pytest.raises(ValueError, match="rounds is 0; it must be at least 1"):
+        B.gpu_times({"a": lambda i: None}, n_sets=1, rounds=0)
+    args = argparse.Namespace(shapes="quick", dtype="bf16", out=str(tmp_path), peers="flash", plot=None, rounds=0)
+    with pytest.raises(ValueError, match="--rounds is 0; it must be an integer of at least 1"):
+        B.run_bench(args)
+
+
 def test_json_is_written_whole_and_reads_back(tmp_path):
     rep = _report()
     path = tmp_path / "results.json"

@@ -1,6 +1,6 @@
 """``pyhipattn bench``: time ``mha_fwd`` against the attention peers on this GPU.
 
-    pyhipattn bench [--shapes default|quick|JSON] [--dtype bf16|fp16] [--out DIR] [--peers ...]
+    pyhipattn bench [--shapes default|quick|JSON] [--dtype bf16|fp16] [--out DIR] [--peers ...] [--rounds N]
 
 Peers, where present: torch SDPA's ``flash`` (FA2), ``cudnn`` and ``efficient`` backends (one
 ``sdpa_kernel([backend])`` each; GQA through ``enable_gqa=True``, as the H100 baseline did, so a
@@ -14,7 +14,8 @@ square causal shape counts s(s+1)/2 pairs (the baseline did so up to s = 4096 an
 sq <= 16 are reported in TB/s, the others in TFLOP/s; the JSON has both.
 
 Timing (as the design notes and the device METHOD say): per call CUDA events, median after warm-up, as
-``triton.testing.do_bench``; a sleep kernel queued before each batch keeps host launch gaps out
+``triton.testing.do_bench``, in ``--rounds`` (default 3) interleaved rounds per shape, ours and the peers taking
+turns in a rotating order, the median of the rounds' medians reported (``rounds_ms`` / ``spread`` in the JSON); a sleep kernel queued before each batch keeps host launch gaps out
 of the events; input sets rotate when one set fits in L2 three times over.  Every input is drawn
 fresh (``randn``), never zeros.  ``mha_fwd``'s output is checked once per shape against the
 float64 reference on a slice (NaN-poisoned ``out=``), as are the peers', so a fast-but-wrong
@@ -335,6 +336,41 @@ def gpu_time(fn: Callable[[int], object], n_sets: int, *, warmup_ms: float = 25.
     return summarize(times)
 
 
+def gpu_times(fns: dict[str, Callable[[int], object]], n_sets: int, rounds: int = 3, *, rep_ms: float = 60.0,
+              timer: Callable[..., dict] | None = None) -> dict[str, dict]:
+    """``gpu_time`` of several callables (``fn(i)``, i the input set) with their rounds interleaved.
+
+    Round r times every callable once, the order rotated by r, so a slow drift of the GPU's clocks
+    or temperature lands on all of them alike instead of on whichever ran last.  Each result is the
+    ``summarize`` of all its calls, except ``ms``: the median of the rounds' medians; ``rounds_ms``
+    lists those and ``spread`` is their max / min (how far to trust a ratio of two results).  A
+    callable that raises is reported as ``{"err": ...}`` and left out of the later rounds.
+    ``timer`` replaces :func:`gpu_time` (tests)."""
+    if rounds < 1:
+        raise ValueError(f"rounds is {rounds}; it must be at least 1")
+    timer = timer or gpu_time
+    names = list(fns)
+    per: dict[str, list[dict]] = {n: [] for n in names}
+    out: dict[str, dict] = {}
+    for r in range(rounds):
+        for n in names[r % len(names):] + names[:r % len(names)] if names else []:
+            if n in out:
+                continue
+            try:
+                per[n].append(timer(fns[n], n_sets, rep_ms=rep_ms))
+            except Exception as e:   # a callable that accepts its first call but fails later is n/a
+                out[n] = {"err": f"timing failed: {type(e).__name__}: {e}"[:400]}
+    for n in names:
+        if n in out:
+            continue
+        meds = [t["ms"] for t in per[n]]
+        total = sum(t["n"] for t in per[n])
+        out[n] = {"ms": statistics.median(meds), "ms_p20": statistics.median(t["ms_p20"] for t in per[n]),
+                  "ms_p80": statistics.median(t["ms_p80"] for t in per[n]), "ms_min": min(t["ms_min"] for t in per[n]),
+                  "n": total, "rounds_ms": meds, "spread": max(meds) / min(meds) if min(meds) > 0 else math.inf}
+    return out
+
+
 def host_time(fn: Callable[[], object], sync: Callable[[], None], rounds: int = 7, calls: int = 300,
               sync_each: bool = True) -> dict:
     """Host time per call: the median over rounds of each round's median, in microseconds.
@@ -555,8 +591,9 @@ def _plan(shape: Shape, dtype: str, dev: dict) -> dict:
 
 
 def bench_shape(shape: Shape, dtype: str, peers: list[str], dev: dict, seed: int,
-                log: Callable[[str], None]) -> dict:
-    """Check and time ours and every peer on one shape; the row of the report."""
+                log: Callable[[str], None], rounds: int = 3) -> dict:
+    """Check and time ours and every peer on one shape (``rounds`` interleaved rounds: :func:`gpu_times`);
+    the row of the report."""
     import torch
 
     from ..api import mha_fwd
@@ -574,6 +611,8 @@ def bench_shape(shape: Shape, dtype: str, peers: list[str], dev: dict, seed: int
     ref, take = reference_slice(s, q, k, v)
     impls = implementations(peers, s)
     nan = False
+    errs: dict[str, float] = {}
+    timed: dict[str, Callable[[int], object]] = {}
     for name, f in impls.items():
         if name == "ours":   # poisoned out=: a NaN left over is an element never written
             poisoned = torch.full((s.b, s.sq, s.hq, s.d), float("nan"), device=q.device, dtype=q.dtype)
@@ -585,16 +624,18 @@ def bench_shape(shape: Shape, dtype: str, peers: list[str], dev: dict, seed: int
             row[name] = {"err": why}
             log(f"    {name:10s} n/a: {why[:100]}")
             continue
-        err = rel_error(take(out), ref)
+        errs[name] = rel_error(take(out), ref)
         del out
-        try:
-            t = gpu_time(lambda i, f=f: f(*sets[i]), n_sets)
-        except Exception as e:   # a peer that accepts the first call but fails later is n/a too
-            row[name] = {"err": f"timing failed: {type(e).__name__}: {e}"[:400]}
+        timed[name] = lambda i, f=f: f(*sets[i])
+    for name, t in gpu_times(timed, n_sets, rounds).items():
+        if "err" in t:
+            row[name] = t
+            log(f"    {name:10s} n/a: {t['err'][:100]}")
             continue
-        row[name] = {**t, **rates(s, t["ms"], itemsize), "rel_err": err}
+        row[name] = {**t, **rates(s, t["ms"], itemsize), "rel_err": errs[name]}
         rate = row[name]["TBps"] if s.decode else row[name]["tflops"]
-        log(f"    {name:10s} {t['ms']:9.4f} ms {rate:8.2f} {s.unit}  rel err {err:.1e}")
+        log(f"    {name:10s} {t['ms']:9.4f} ms {rate:8.2f} {s.unit}  rel err {errs[name]:.1e}  "
+            f"(rounds {min(t['rounds_ms']):.4f}-{max(t['rounds_ms']):.4f} ms)")
     row["ours"] = {**row.get("ours", {}), "plan": _plan(s, dtype, dev)}
     peer_errs = sorted(e for p in peers if math.isfinite(e := row.get(p, {}).get("rel_err", math.inf)))
     row["check"] = check_verdict(row["ours"].get("rel_err"), peer_errs, dtype, nan)
@@ -639,6 +680,9 @@ def run_bench(args) -> int:
     shapes = parse_shapes(getattr(args, "shapes", "default"))
     requested = parse_peers(getattr(args, "peers", ",".join(PEERS)))
     dtype = getattr(args, "dtype", "bf16")
+    rounds = getattr(args, "rounds", 3)
+    if not isinstance(rounds, int) or rounds < 1:
+        raise ValueError(f"--rounds is {rounds!r}; it must be an integer of at least 1")
     try:
         import torch
     except ImportError:
@@ -664,7 +708,8 @@ def run_bench(args) -> int:
                                              "the baseline used s*s/2 for s >= 8192)",
                                     "bytes": "q+k+v+o once each", "unit": "TB/s when sq <= 16, else TFLOP/s",
                                     "gqa": "SDPA enable_gqa=True (no repeated K/V)",
-                                    "timing": "median of per-call CUDA events after warm-up, sleep kernel "
+                                    "timing": f"median over {rounds} interleaved rounds (order rotating) of each "
+                                              "round's median of per-call CUDA events after warm-up, sleep kernel "
                                               "before each batch, inputs rotated past 3x L2"},
                     "host_time": {}, "rows": [], "seconds": 0.0}
     log(f"bench: {dev['name']} ({dev.get('arch')}), {len(shapes)} shapes, {dtype}, peers {peers}; "
@@ -678,7 +723,7 @@ def run_bench(args) -> int:
     for i, s in enumerate(shapes):
         log(f"[{i + 1}/{len(shapes)}] {s.label()} ({s.tag}) {time.time() - t0:.0f}s")
         try:
-            row = bench_shape(s, dtype, peers, dev, seed=1000 + i, log=log)
+            row = bench_shape(s, dtype, peers, dev, seed=1000 + i, log=log, rounds=rounds)
         except Exception as e:   # e.g. out of memory: the sweep goes on
             row = {"tag": s.tag, "shape": s.dims(), "causal": s.causal, "unit": s.unit,
                    "ours": {"err": f"{type(e).__name__}: {e}"[:400]}, "check": "failed"}
