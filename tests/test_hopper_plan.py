@@ -442,6 +442,16 @@ def test_d128_tma_store_and_loop_options():
         assert pl.workspace_bytes == 128 + per_cta * pl.grid[0], (sk, pl.kernel)
 
 
+def test_d128_decode_once_causal_mark():
+    """HOPPER_DEC1_CAUSAL_D128 (issue11n): the d128 kernel and its ``_fk`` sibling (128-key blocks, not ``_softcap`` /
+    ``_static`` / ``_varlen`` / ``_bn176``) skip next_tile's empty-tile decode on causal problems too, and only they carry
+    ``decode_once_causal`` (on top of ``decode_once``)."""
+    marked = sorted(o["name"] for o in hopper.manifest("sm_90a")["objects"] if o.get("decode_once_causal"))
+    assert marked == sorted(f"fwd_{dt}_d128{s}" for dt in hopper.DTYPES for s in ("", "_fk")), marked
+    by = hopper.manifest("sm_90a")["by_name"]
+    assert all(by[n].get("decode_once") is True and by[n]["block_n"] == 128 for n in marked)
+
+
 def test_tma_store_refuses_out_strides_a_tensor_map_cannot_hold():
     """Kernels that store O with TMA (``epilogue_tma``) check out's strides as those of q / k / v; the others
     (d64 here) do not need to."""
@@ -622,7 +632,8 @@ def test_build_is_reproducible(tmp_path):
                VARLEN_SIBLINGS=str(int("fwd_bf16_d128_varlen" in by_name)), FK_D128=str(int("fwd_bf16_d128_fk" in by_name)),
                C2_D64=str(int("fwd_bf16_d64_c2" in by_name)),
                C2_STAGES_D64=str(by_name.get("fwd_bf16_d64_c2", {}).get("stages", 3)),
-               C2_DESC_D64=str(int(bool(by_name.get("fwd_bf16_d64_c2", {}).get("desc_add")))))
+               C2_DESC_D64=str(int(bool(by_name.get("fwd_bf16_d64_c2", {}).get("desc_add")))),
+               DEC1_CAUSAL_D128=str(int(bool(d128.get("decode_once_causal")))))
     r = subprocess.run(["bash", str(ROOT / "scripts" / "build" / "hopper.sh")], env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     assert (tmp_path / "hopper_fwd.cubin").read_bytes() == (CO / "hopper_fwd.cubin").read_bytes()

@@ -214,6 +214,13 @@
 // 64 rows can see (the top block of a causal diagonal tile is fully masked for the lower warpgroups of a 192-row
 // tile; a last tile's warpgroup past seqlen_q computes one block), passing its ping-pong turn for the others
 // (fwd_body: WG_SKIP)
+// 1: the consumers of the d128 kernel and its _fk sibling (HOPPER_DECODE_ONCE_D128) skip next_tile's decode also on causal
+// problems with seqlen_k >= seqlen_q and no left window edge, where no row block can be empty (each row sees key 0), as
+// they do on non-causal ones without a window (fwd_body: DEC1C): the loop head's decode is then the tile's only one
+// (issue11n: 1.02x at 32x512 / 16x1024 16/16 causal); 0: they decode each causal tile there to look for empty row blocks
+#ifndef HOPPER_DEC1_CAUSAL_D128
+#define HOPPER_DEC1_CAUSAL_D128 1
+#endif
 #ifndef HOPPER_WG_SKIP_D64
 #define HOPPER_WG_SKIP_D64 1
 #endif
@@ -945,6 +952,8 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     // DEC1 (HOPPER_DECODE_ONCE_D128): the current tile's (m_block, head, batch), decoded at the loop head
     constexpr bool DEC1 = D == 128 && HOPPER_DECODE_ONCE_D128;
     [[maybe_unused]] int tm = 0, th = 0, tb = 0;
+    // DEC1C (HOPPER_DEC1_CAUSAL_D128): next_tile's early return also where a right edge (causal) leaves every row block keys
+    constexpr bool DEC1C = DEC1 && HOPPER_DEC1_CAUSAL_D128 && BN == 128 && !SOFTCAP && !STATIC_SIBLING && !VARLEN;
     // PDEC: the producer's decode of the tile in entry e, read by every thread; the producer rewrites it 4 tiles later,
     // after every consumer thread's q_empty arrival for the tile 2 on (q_release).  (A lane-0 read passed on by shuffles
     // spilled 40 bytes at 160 registers; a __syncwarp before lane 0's arrival left compute-sanitizer racecheck reporting
@@ -974,7 +983,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 if (t >= num_tiles) return -1;
             }
             if constexpr (DEC1 && !VARLEN) {   // (varlen: the decode below sets the tile's sequence, set_seq)
-                if (win_right < 0 && win_left < 0 && sk > 0) return t;   // every row block sees keys
+                if ((win_right < 0 || (DEC1C && sk >= sq)) && win_left < 0 && sk > 0) return t;   // every row block sees keys
             }
             int m_block, h, b;
             if constexpr (PDEC) tile_info_read(qs + QS * (q_phase & 1), m_block, h, b);

@@ -38,7 +38,9 @@ scores (recorded as ``softcap``; every other fact as the main kernel's).  ``hopp
 K / V stages, recorded as ``stages``; every other fact as the d64 kernel's.  ``hopper_fwd_<dtype>_d64_c2`` kernels
 (HOPPER_C2_D64) are d64 with two consumer warpgroups (block_m 128, 384 threads) in cuDNN's loop shape, TMA, two Q
 buffers, ``c2_stages_d64`` (default 3) K / V stages, the dynamic schedule and the d64 TMA epilogue, no ``wg_skip`` /
-tail split (recorded as ``exp_turn``; ``c2_desc_add_d64`` 1: descriptors by add, recorded as ``desc_add``).  ``tail_split_d64`` (0 / 1: the d64 kernels
+tail split (recorded as ``exp_turn``; ``c2_desc_add_d64`` 1: descriptors by add, recorded as ``desc_add``).  ``dec1_causal_d128`` (0 / 1, default 0:
+HOPPER_DEC1_CAUSAL_D128 with ``decode_once_d128``: the d128 kernel and its ``_fk`` sibling, 128-key blocks, skip next_tile's
+empty-tile decode on causal problems with seqlen_k >= seqlen_q; recorded as ``decode_once_causal``).  ``tail_split_d64`` (0 / 1: the d64 kernels
 with ``wg_skip`` and ``dynamic_causal`` split a non-causal last round of few tiles into 64-row pieces,
 HOPPER_TAIL_SPLIT_D64; recorded as ``tail_split``), ``tail_rounds_d64`` (HOPPER_TAIL_ROUNDS_D64, default 8: only problems
 of at most that many rounds of tiles; recorded as ``tail_split_rounds``).  ``hopper_fwd_<dtype>_d96_dyn`` kernels (HOPPER_DYN_D96) are
@@ -105,7 +107,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
                          "epi_smem_d128", "epi_smem_d64", "epi_v4_d128",
                          "epi_tma_d128", "rescale_in_turn_d128", "rescale_vote_d128", "desc_add_d128", "decode_once_d128", "wg_skip_d64",
                          "window", "epi_tma_d64", "decode_once_d64", "s4_stages_d64", "tail_split_d64", "tail_rounds_d64",
-                         "c2_stages_d64", "c2_desc_add_d64"}
+                         "c2_stages_d64", "c2_desc_add_d64", "dec1_causal_d128"}
     if unknown:
         raise SystemExit(f"make_manifest: unknown option(s) {sorted(unknown)}")
     qs = {64: int(q_stages), 96: 2, 128: int(kv.get("q_stages_d128", q_stages)), 256: 1}
@@ -210,6 +212,11 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
                 objects[-1]["desc_add"] = True
         if m[3] == "_fk":
             objects[-1]["fused_turn"] = objects[-1]["k_ahead"] = True
+        # HOPPER_DEC1_CAUSAL_D128 (fwd_body's DEC1C): the d128 kernel and its _fk sibling with 128-key blocks skip next_tile's
+        # decode on causal problems with seqlen_k >= seqlen_q too
+        if (d == 128 and bn == 128 and m[3] in (None, "_fk") and not m[4] and not m[5]
+                and kv.get("decode_once_d128", "0") == "1" and kv.get("dec1_causal_d128", "0") == "1"):
+            objects[-1]["decode_once_causal"] = True
         if l2_section_kb:
             objects[-1]["l2_section_kb"] = l2_section_kb
             if l2_section_mode:
