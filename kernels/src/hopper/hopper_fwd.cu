@@ -296,6 +296,13 @@
 #ifndef HOPPER_C2_DESC_D64
 #define HOPPER_C2_DESC_D64 1
 #endif
+// the _c2 kernels (issue11m): 0: every exponential of P on the MUFU (ex2.approx); K in 1..7: of each row's 16 column
+// groups of 8, those with (group % 8) < K computed on the FMA pipe instead (ex2_poly: 9 FP32 / integer instructions for
+// one MUFU op; at d64 a warpgroup's 8192 exponentials a key block take the MUFU as long as its two GEMMs take the tensor
+// cores, so the MUFU, not the issue slots, bounds the turn)
+#ifndef HOPPER_C2_POLY_D64
+#define HOPPER_C2_POLY_D64 0
+#endif
 // 1: also build the _varlen siblings, hopper_fwd_<dtype>_d<D>_varlen and _d<D>_softcap_varlen (D = 64, 96, 128, 256):
 // each head dim's main / _softcap kernel over packed sequences (hopper_fwd_args' cu_seqlens_q / cu_seqlens_k; manifest
 // "varlen"); the d128 ones store O from the staging buffer with row stores (a TMA store would write past a sequence's
@@ -372,6 +379,20 @@ __device__ __forceinline__ float ex2(float x) {
     float y;
     asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
     return y;
+}
+
+// 2^x without the MUFU (HOPPER_C2_POLY_D64): x = j + f, j = floor(x), f in [0, 1); 2^f by a degree-3 polynomial (p(0) = 1,
+// relative error < 8.6e-5 over [0, 1): below P's bf16 / fp16 rounding), times 2^j made from j's bits.  For P's exponents:
+// x <= ~0 (scores minus the row max); x is clamped at -127 (max.NaN: NaN stays NaN), where 2^j's bits are +0, so -inf -> 0
+// as ex2.approx.ftz; x < -126 gives 0 (ftz: 0 or a denormal below 2^-126).
+[[maybe_unused]] __device__ __forceinline__ float ex2_poly(float x) {
+    asm("max.NaN.f32 %0, %0, 0fC2FE0000;" : "+f"(x));    // -127
+    const float t = __fadd_rd(x, 12582912.f);             // 1.5 * 2^23: floor(x) in the low mantissa bits
+    const float f = x - (t - 12582912.f);
+    float p = fmaf(0.0770652f, f, 0.227647f);
+    p = fmaf(p, f, 0.6951163f);
+    p = fmaf(p, f, 1.f);
+    return p * __int_as_float((__float_as_int(t) + 127) << 23);   // (t's bits = 0x4B400000 + j; 0x4B400000 << 23 = 0)
 }
 
 // tanh(y) as 1 - 2 / (1 + 2^x), x = 2 * log2(e) * y (the _softcap kernels; tanh.approx's 2^-11 relative
@@ -1288,16 +1309,20 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             mx0 = b0;
             mx1 = b1;
         };
+        // HOPPER_C2_POLY_D64: column group i's exponentials on the FMA pipe (i is a constant once unrolled)
+        auto c2_ex2 = [&](int i, float x) {
+            return HOPPER_C2_POLY_D64 > 0 && i % 8 < HOPPER_C2_POLY_D64 ? ex2_poly(x) : ex2(x);
+        };
         // the exponentials (in the turn), P, the row sums
         auto c2_exp = [&](float& t0, float& t1) {
             t0 = 0.f;
             t1 = 0.f;
 #pragma unroll
             for (int i = 0; i < BN / 8; ++i) {
-                s[4 * i] = ex2(fmaf(s[4 * i], sl2, -ms0));
-                s[4 * i + 1] = ex2(fmaf(s[4 * i + 1], sl2, -ms0));
-                s[4 * i + 2] = ex2(fmaf(s[4 * i + 2], sl2, -ms1));
-                s[4 * i + 3] = ex2(fmaf(s[4 * i + 3], sl2, -ms1));
+                s[4 * i] = c2_ex2(i, fmaf(s[4 * i], sl2, -ms0));
+                s[4 * i + 1] = c2_ex2(i, fmaf(s[4 * i + 1], sl2, -ms0));
+                s[4 * i + 2] = c2_ex2(i, fmaf(s[4 * i + 2], sl2, -ms1));
+                s[4 * i + 3] = c2_ex2(i, fmaf(s[4 * i + 3], sl2, -ms1));
                 t0 += s[4 * i] + s[4 * i + 1];
                 t1 += s[4 * i + 2] + s[4 * i + 3];
             }
