@@ -303,6 +303,23 @@
 #ifndef HOPPER_C2_POLY_D64
 #define HOPPER_C2_POLY_D64 0
 #endif
+// the _c2 kernels (issue11m, ncu of call m1: the turn's 64 MUFU.EX2 go out back to back, then O's rescale, P and the row
+// sums, ~130 instructions, before the PV's first HGMMA): 1: the row sums are added after the PV issue (c2_sums: under
+// the PV, before the next QK^T overwrites the scores); 0: in the exponentials' loop (c2_exp)
+#ifndef HOPPER_C2_LATE_SUMS_D64
+#define HOPPER_C2_LATE_SUMS_D64 0
+#endif
+// the _c2 kernels (issue11m): 1: O's rescale before the turn's bar.sync (right after the row max: its factors are known
+// then); 0: after the turn, before the PV
+#ifndef HOPPER_C2_EARLY_RESCALE_D64
+#define HOPPER_C2_EARLY_RESCALE_D64 0
+#endif
+// the _c2 kernels (issue11m): 1: the exponentials of column groups i, i + 1 (i even, >= 2) take their offset through a
+// zero made from group i - 2's packed P (a kernel argument's sign bit, unknown to the compiler), so ptxas issues P's
+// conversion, the row sums and O's rescale among the 64 MUFU.EX2 instead of after them (21 extra instructions a block)
+#ifndef HOPPER_C2_ILV_D64
+#define HOPPER_C2_ILV_D64 0
+#endif
 // 1: also build the _varlen siblings, hopper_fwd_<dtype>_d<D>_varlen and _d<D>_softcap_varlen (D = 64, 96, 128, 256):
 // each head dim's main / _softcap kernel over packed sequences (hopper_fwd_args' cu_seqlens_q / cu_seqlens_k; manifest
 // "varlen"); the d128 ones store O from the staging buffer with row stores (a TMA store would write past a sequence's
@@ -1317,17 +1334,43 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         auto c2_exp = [&](float& t0, float& t1) {
             t0 = 0.f;
             t1 = 0.f;
+            float n0 = -ms0, n1 = -ms1;
 #pragma unroll
             for (int i = 0; i < BN / 8; ++i) {
-                s[4 * i] = c2_ex2(i, fmaf(s[4 * i], sl2, -ms0));
-                s[4 * i + 1] = c2_ex2(i, fmaf(s[4 * i + 1], sl2, -ms0));
-                s[4 * i + 2] = c2_ex2(i, fmaf(s[4 * i + 2], sl2, -ms1));
-                s[4 * i + 3] = c2_ex2(i, fmaf(s[4 * i + 3], sl2, -ms1));
+                if constexpr (HOPPER_C2_ILV_D64) {
+                    if (i >= 2 && i % 2 == 0) {   // (convert_p packs the same values again: one conversion after CSE)
+                        p[2 * (i - 2)] = E::pack(s[4 * (i - 2)], s[4 * (i - 2) + 1]);
+                        const float z = __uint_as_float(p[2 * (i - 2)] & ((uint32_t)a.heads_q >> 31));   // +0
+                        n0 += z;
+                        n1 += z;
+                    }
+                }
+                s[4 * i] = c2_ex2(i, fmaf(s[4 * i], sl2, n0));
+                s[4 * i + 1] = c2_ex2(i, fmaf(s[4 * i + 1], sl2, n0));
+                s[4 * i + 2] = c2_ex2(i, fmaf(s[4 * i + 2], sl2, n1));
+                s[4 * i + 3] = c2_ex2(i, fmaf(s[4 * i + 3], sl2, n1));
+                if constexpr (!HOPPER_C2_LATE_SUMS_D64) {
                 t0 += s[4 * i] + s[4 * i + 1];
                 t1 += s[4 * i + 2] + s[4 * i + 3];
+                }
             }
             convert_p();
         };
+        // HOPPER_C2_LATE_SUMS_D64: the block's row sums (s holds P in FP32 until the next QK^T), four partial sums a row
+        [[maybe_unused]] auto c2_sums = [&]() {
+            float u0[4] = {0.f, 0.f, 0.f, 0.f}, u1[4] = {0.f, 0.f, 0.f, 0.f};
+#pragma unroll
+            for (int i = 0; i < BN / 8; ++i) {
+                u0[i % 4] += s[4 * i] + s[4 * i + 1];
+                u1[i % 4] += s[4 * i + 2] + s[4 * i + 3];
+            }
+            l0 += (u0[0] + u0[1]) + (u0[2] + u0[3]);
+            l1 += (u1[0] + u1[1]) + (u1[2] + u1[3]);
+        };
+        static_assert(!HOPPER_C2_LATE_SUMS_D64 || (HOPPER_C2_B2B_D64 && HOPPER_C2_FUSE_D64),
+                      "HOPPER_C2_LATE_SUMS_D64: in c2_step and the fused last block only");
+        static_assert(!HOPPER_C2_EARLY_RESCALE_D64 || (HOPPER_C2_B2B_D64 && HOPPER_C2_FUSE_D64 && !HOPPER_C2_TURN_D64),
+                      "HOPPER_C2_EARLY_RESCALE_D64: in c2_step and the fused last block only");
         // O / l into this warp's 16 rows of the staging buffer (stmatrix), out with one TMA store (EPI_TMA64's epilogue)
         // the current tile's (m_block, head, batch), before its Q slot is released: PDEC's entry, else decoded
         auto c2_tile = [&](int& cm, int& ch, int& cb) {
@@ -1381,14 +1424,16 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             if (lane == 0) mbar_arrive(k_empty(vst));
             float a0, a1, t0, t1;
             c2_max(n, needs_mask(n), a0, a1);
+            if constexpr (HOPPER_C2_EARLY_RESCALE_D64) rescale_o(a0, a1);
             sched_sync();
             c2_exp(t0, t1);
             if constexpr (!HOPPER_C2_TURN_D64) sched_arrive();
             l0 = l0 * a0 + t0;
             l1 = l1 * a1 + t1;
-            rescale_o(a0, a1);
+            if constexpr (!HOPPER_C2_EARLY_RESCALE_D64) rescale_o(a0, a1);
             mbar_wait(v_full(vst), vph);
             issue_pv(sV + vst * KV_BYTES);
+            if constexpr (HOPPER_C2_LATE_SUMS_D64) c2_sums();
             if constexpr (NEXT) {
                 mbar_wait(k_full(kst), kph);
                 issue_qk(sK + kst * KV_BYTES);
@@ -1436,12 +1481,13 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 if (++qs == QS) { qs = 0; q_phase ^= 1; }
                 float a0, a1, t0, t1;
                 c2_max(n, needs_mask(n), a0, a1);
+                if constexpr (HOPPER_C2_EARLY_RESCALE_D64) rescale_o(a0, a1);
                 sched_sync();
                 c2_exp(t0, t1);
                 sched_arrive();
                 l0 = l0 * a0 + t0;
                 l1 = l1 * a1 + t1;
-                rescale_o(a0, a1);
+                if constexpr (!HOPPER_C2_EARLY_RESCALE_D64) rescale_o(a0, a1);
                 const int t_next = next_tile();   // (its Q slot is qs now; empty tiles zero-filled on the way)
                 if (t_next >= 0) {
                     mbar_wait(q_full(qs), q_phase);
@@ -1449,6 +1495,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 }
                 mbar_wait(v_full(vst), vph);
                 issue_pv(sV + vst * KV_BYTES);
+                if constexpr (HOPPER_C2_LATE_SUMS_D64) c2_sums();
                 issue_qk(sK + kst * KV_BYTES);
                 wgmma_wait<1>();
                 reg_fence(o);
