@@ -316,9 +316,10 @@
 #endif
 // the _c2 kernels (issue11m): 1: the exponentials of column groups i, i + 1 (i even, >= 2) take their offset through a
 // zero made from group i - 2's packed P (a kernel argument's sign bit, unknown to the compiler), so ptxas issues P's
-// conversion, the row sums and O's rescale among the 64 MUFU.EX2 instead of after them (21 extra instructions a block)
+// conversion, the row sums and O's rescale among the 64 MUFU.EX2 instead of after them (21 extra instructions a block;
+// H100 call m2, same run: 1.000-1.021x the shipped _c2 at 512-1024, geomean 1.012); 0: as before issue11m
 #ifndef HOPPER_C2_ILV_D64
-#define HOPPER_C2_ILV_D64 0
+#define HOPPER_C2_ILV_D64 1
 #endif
 // 1: also build the _varlen siblings, hopper_fwd_<dtype>_d<D>_varlen and _d<D>_softcap_varlen (D = 64, 96, 128, 256):
 // each head dim's main / _softcap kernel over packed sequences (hopper_fwd_args' cu_seqlens_q / cu_seqlens_k; manifest
