@@ -303,24 +303,6 @@
 #ifndef HOPPER_C2_DESC_D64
 #define HOPPER_C2_DESC_D64 1
 #endif
-// the _c2 kernels (issue11m): 0: every exponential of P on the MUFU (ex2.approx); K in 1..7: of each row's 16 column
-// groups of 8, those with (group % 8) < K computed on the FMA pipe instead (ex2_poly: 9 FP32 / integer instructions for
-// one MUFU op; at d64 a warpgroup's 8192 exponentials a key block take the MUFU as long as its two GEMMs take the tensor
-// cores, so the MUFU, not the issue slots, bounds the turn)
-#ifndef HOPPER_C2_POLY_D64
-#define HOPPER_C2_POLY_D64 0
-#endif
-// the _c2 kernels (issue11m, ncu of call m1: the turn's 64 MUFU.EX2 go out back to back, then O's rescale, P and the row
-// sums, ~130 instructions, before the PV's first HGMMA): 1: the row sums are added after the PV issue (c2_sums: under
-// the PV, before the next QK^T overwrites the scores); 0: in the exponentials' loop (c2_exp)
-#ifndef HOPPER_C2_LATE_SUMS_D64
-#define HOPPER_C2_LATE_SUMS_D64 0
-#endif
-// the _c2 kernels (issue11m): 1: O's rescale before the turn's bar.sync (right after the row max: its factors are known
-// then); 0: after the turn, before the PV
-#ifndef HOPPER_C2_EARLY_RESCALE_D64
-#define HOPPER_C2_EARLY_RESCALE_D64 0
-#endif
 // the _c2 kernels (issue11m): 1: the exponentials of column groups i, i + 1 (i even, >= 2) take their offset through a
 // zero made from group i - 2's packed P (a kernel argument's sign bit, unknown to the compiler), so ptxas issues P's
 // conversion, the row sums and O's rescale among the 64 MUFU.EX2 instead of after them (21 extra instructions a block;
@@ -404,20 +386,6 @@ __device__ __forceinline__ float ex2(float x) {
     float y;
     asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
     return y;
-}
-
-// 2^x without the MUFU (HOPPER_C2_POLY_D64): x = j + f, j = floor(x), f in [0, 1); 2^f by a degree-3 polynomial (p(0) = 1,
-// relative error < 8.6e-5 over [0, 1): below P's bf16 / fp16 rounding), times 2^j made from j's bits.  For P's exponents:
-// x <= ~0 (scores minus the row max); x is clamped at -127 (max.NaN: NaN stays NaN), where 2^j's bits are +0, so -inf -> 0
-// as ex2.approx.ftz; x < -126 gives 0 (ftz: 0 or a denormal below 2^-126).
-[[maybe_unused]] __device__ __forceinline__ float ex2_poly(float x) {
-    asm("max.NaN.f32 %0, %0, 0fC2FE0000;" : "+f"(x));    // -127
-    const float t = __fadd_rd(x, 12582912.f);             // 1.5 * 2^23: floor(x) in the low mantissa bits
-    const float f = x - (t - 12582912.f);
-    float p = fmaf(0.0770652f, f, 0.227647f);
-    p = fmaf(p, f, 0.6951163f);
-    p = fmaf(p, f, 1.f);
-    return p * __int_as_float((__float_as_int(t) + 127) << 23);   // (t's bits = 0x4B400000 + j; 0x4B400000 << 23 = 0)
 }
 
 // tanh(y) as 1 - 2 / (1 + 2^x), x = 2 * log2(e) * y (the _softcap kernels; tanh.approx's 2^-11 relative
@@ -1336,10 +1304,6 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             mx0 = b0;
             mx1 = b1;
         };
-        // HOPPER_C2_POLY_D64: column group i's exponentials on the FMA pipe (i is a constant once unrolled)
-        auto c2_ex2 = [&](int i, float x) {
-            return HOPPER_C2_POLY_D64 > 0 && i % 8 < HOPPER_C2_POLY_D64 ? ex2_poly(x) : ex2(x);
-        };
         // the exponentials (in the turn), P, the row sums
         auto c2_exp = [&](float& t0, float& t1) {
             t0 = 0.f;
@@ -1355,32 +1319,15 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                         n1 += z;
                     }
                 }
-                s[4 * i] = c2_ex2(i, fmaf(s[4 * i], sl2, n0));
-                s[4 * i + 1] = c2_ex2(i, fmaf(s[4 * i + 1], sl2, n0));
-                s[4 * i + 2] = c2_ex2(i, fmaf(s[4 * i + 2], sl2, n1));
-                s[4 * i + 3] = c2_ex2(i, fmaf(s[4 * i + 3], sl2, n1));
-                if constexpr (!HOPPER_C2_LATE_SUMS_D64) {
+                s[4 * i] = ex2(fmaf(s[4 * i], sl2, n0));
+                s[4 * i + 1] = ex2(fmaf(s[4 * i + 1], sl2, n0));
+                s[4 * i + 2] = ex2(fmaf(s[4 * i + 2], sl2, n1));
+                s[4 * i + 3] = ex2(fmaf(s[4 * i + 3], sl2, n1));
                 t0 += s[4 * i] + s[4 * i + 1];
                 t1 += s[4 * i + 2] + s[4 * i + 3];
-                }
             }
             convert_p();
         };
-        // HOPPER_C2_LATE_SUMS_D64: the block's row sums (s holds P in FP32 until the next QK^T), four partial sums a row
-        [[maybe_unused]] auto c2_sums = [&]() {
-            float u0[4] = {0.f, 0.f, 0.f, 0.f}, u1[4] = {0.f, 0.f, 0.f, 0.f};
-#pragma unroll
-            for (int i = 0; i < BN / 8; ++i) {
-                u0[i % 4] += s[4 * i] + s[4 * i + 1];
-                u1[i % 4] += s[4 * i + 2] + s[4 * i + 3];
-            }
-            l0 += (u0[0] + u0[1]) + (u0[2] + u0[3]);
-            l1 += (u1[0] + u1[1]) + (u1[2] + u1[3]);
-        };
-        static_assert(!HOPPER_C2_LATE_SUMS_D64 || (HOPPER_C2_B2B_D64 && HOPPER_C2_FUSE_D64),
-                      "HOPPER_C2_LATE_SUMS_D64: in c2_step and the fused last block only");
-        static_assert(!HOPPER_C2_EARLY_RESCALE_D64 || (HOPPER_C2_B2B_D64 && HOPPER_C2_FUSE_D64 && !HOPPER_C2_TURN_D64),
-                      "HOPPER_C2_EARLY_RESCALE_D64: in c2_step and the fused last block only");
         // O / l into this warp's 16 rows of the staging buffer (stmatrix), out with one TMA store (EPI_TMA64's epilogue)
         // the current tile's (m_block, head, batch), before its Q slot is released: PDEC's entry, else decoded
         auto c2_tile = [&](int& cm, int& ch, int& cb) {
@@ -1434,16 +1381,14 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             if (lane == 0) mbar_arrive(k_empty(vst));
             float a0, a1, t0, t1;
             c2_max(n, needs_mask(n), a0, a1);
-            if constexpr (HOPPER_C2_EARLY_RESCALE_D64) rescale_o(a0, a1);
             sched_sync();
             c2_exp(t0, t1);
             if constexpr (!HOPPER_C2_TURN_D64) sched_arrive();
             l0 = l0 * a0 + t0;
             l1 = l1 * a1 + t1;
-            if constexpr (!HOPPER_C2_EARLY_RESCALE_D64) rescale_o(a0, a1);
+            rescale_o(a0, a1);
             mbar_wait(v_full(vst), vph);
             issue_pv(sV + vst * KV_BYTES);
-            if constexpr (HOPPER_C2_LATE_SUMS_D64) c2_sums();
             if constexpr (NEXT) {
                 mbar_wait(k_full(kst), kph);
                 issue_qk(sK + kst * KV_BYTES);
@@ -1491,13 +1436,12 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 if (++qs == QS) { qs = 0; q_phase ^= 1; }
                 float a0, a1, t0, t1;
                 c2_max(n, needs_mask(n), a0, a1);
-                if constexpr (HOPPER_C2_EARLY_RESCALE_D64) rescale_o(a0, a1);
                 sched_sync();
                 c2_exp(t0, t1);
                 sched_arrive();
                 l0 = l0 * a0 + t0;
                 l1 = l1 * a1 + t1;
-                if constexpr (!HOPPER_C2_EARLY_RESCALE_D64) rescale_o(a0, a1);
+                rescale_o(a0, a1);
                 const int t_next = next_tile();   // (its Q slot is qs now; empty tiles zero-filled on the way)
                 if (t_next >= 0) {
                     mbar_wait(q_full(qs), q_phase);
@@ -1505,7 +1449,6 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 }
                 mbar_wait(v_full(vst), vph);
                 issue_pv(sV + vst * KV_BYTES);
-                if constexpr (HOPPER_C2_LATE_SUMS_D64) c2_sums();
                 issue_qk(sK + kst * KV_BYTES);
                 wgmma_wait<1>();
                 reg_fence(o);
