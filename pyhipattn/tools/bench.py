@@ -14,8 +14,9 @@ square causal shape counts s(s+1)/2 pairs (the baseline did so up to s = 4096 an
 sq <= 16 are reported in TB/s, the others in TFLOP/s; the JSON has both.
 
 Timing (as the design notes and the device METHOD say): per call CUDA events, median after warm-up, as
-``triton.testing.do_bench``, in ``--rounds`` (default 3) interleaved rounds per shape, ours and the peers taking
-turns in a rotating order, the median of the rounds' medians reported (``rounds_ms`` / ``spread`` in the JSON); a sleep kernel queued before each batch keeps host launch gaps out
+``triton.testing.do_bench``, in ``--rounds`` (default 3) interleaved rounds per shape, ours and the
+peers taking turns in a rotating order, the median of the rounds' medians reported (``rounds_ms`` /
+``spread`` in the JSON); a sleep kernel queued before each batch keeps host launch gaps out
 of the events; input sets rotate when one set fits in L2 three times over.  Every input is drawn
 fresh (``randn``), never zeros.  ``mha_fwd``'s output is checked once per shape against the
 float64 reference on a slice (NaN-poisoned ``out=``), as are the peers', so a fast-but-wrong
@@ -341,10 +342,11 @@ def gpu_times(fns: dict[str, Callable[[int], object]], n_sets: int, rounds: int 
     """``gpu_time`` of several callables (``fn(i)``, i the input set) with their rounds interleaved.
 
     Round r times every callable once, the order rotated by r, so a slow drift of the GPU's clocks
-    or temperature lands on all of them alike instead of on whichever ran last.  Each result is the
-    ``summarize`` of all its calls, except ``ms``: the median of the rounds' medians; ``rounds_ms``
-    lists those and ``spread`` is their max / min (how far to trust a ratio of two results).  A
-    callable that raises is reported as ``{"err": ...}`` and left out of the later rounds.
+    or temperature lands on all of them alike instead of on whichever ran last.  Each result has
+    ``summarize``'s keys: ``ms`` / ``ms_p20`` / ``ms_p80`` the medians over the rounds of each round's
+    value, ``ms_min`` the least, ``n`` every call; ``rounds_ms`` lists the rounds' medians and
+    ``spread`` is their max / min (how far to trust a ratio of two results; None if a round took no
+    time).  A callable that raises is reported as ``{"err": ...}`` and left out of the later rounds.
     ``timer`` replaces :func:`gpu_time` (tests)."""
     if rounds < 1:
         raise ValueError(f"rounds is {rounds}; it must be at least 1")
@@ -352,8 +354,8 @@ def gpu_times(fns: dict[str, Callable[[int], object]], n_sets: int, rounds: int 
     names = list(fns)
     per: dict[str, list[dict]] = {n: [] for n in names}
     out: dict[str, dict] = {}
-    for r in range(rounds):
-        for n in names[r % len(names):] + names[:r % len(names)] if names else []:
+    for r in range(rounds if names else 0):
+        for n in names[r % len(names):] + names[:r % len(names)]:   # round r starts with callable r
             if n in out:
                 continue
             try:
@@ -367,7 +369,7 @@ def gpu_times(fns: dict[str, Callable[[int], object]], n_sets: int, rounds: int 
         total = sum(t["n"] for t in per[n])
         out[n] = {"ms": statistics.median(meds), "ms_p20": statistics.median(t["ms_p20"] for t in per[n]),
                   "ms_p80": statistics.median(t["ms_p80"] for t in per[n]), "ms_min": min(t["ms_min"] for t in per[n]),
-                  "n": total, "rounds_ms": meds, "spread": max(meds) / min(meds) if min(meds) > 0 else math.inf}
+                  "n": total, "rounds_ms": meds, "spread": max(meds) / min(meds) if min(meds) > 0 else None}
     return out
 
 
