@@ -267,9 +267,9 @@ FK_SIBLING_D128: dict[bool, tuple[int, int]] = {
 #: against main's PDEC d64 kernel, 5 rounds): 32x512 h16 1.03x, h32 1.01x, h32 causal 1.03x; 16x1024 h12 1.03x, h32
 #: 0.99x, h32 causal 1.09x; 8x2048 h32 0.98x / causal 1.02x; 4x4096 h32 0.96x; 1x40000 2/2 1.03x.  Since then
 #: descriptor adds (call e1: 1.007-1.020x at 512-1024) and interleaved exponentials (issue11m call m2: 1.000-1.021x at
-#: 512-1024, 1.035 / 1.060x at 4096); issue11m call m1 had the d64 kernel at 1.026x ``_c2`` over 2048-4096 (before the
-#: interleave), so the range stays 1024 until the two are timed in one run.  Causal d64 runs on hopper from 512
-#: (:data:`PREFERRED`).
+#: 512-1024, 1.035 / 1.060x at 4096 against the old ``_c2``).  Against the d64 kernel in one run (call e4, 5 rounds,
+#: spreads 1.04-1.11): 8x2048 h32 0.978x / causal 1.003x; 4x4096 0.988 / 1.002x; 2x8192 0.980 / 0.984x; 8x8192 h16
+#: 1.001x; 1x32768 h8 0.971x: so the range stays 1024.  Causal d64 runs on hopper from 512 (:data:`PREFERRED`).
 C2_SIBLING_D64: dict[bool, tuple[int, int]] = {
     True: (0, 1024),
     False: (0, 1024),
