@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -234,6 +235,25 @@ def test_table_has_one_line_per_shape_ratios_checks_and_na_reasons():
     assert "1.14" in lines[3] and "BAD 5.0e-01" in lines[3] and " n/a " in lines[3]
     assert "2.70" in lines[4] and "TB/s" in lines[4]
     assert lines[-1] == "n/a efficient: efficient refused [b1 h16/16 s128/65535 d64; b1 h32/8 s1/131072 d128]"
+
+
+def test_round_ratios_compare_ours_with_the_best_peer_round_by_round():
+    row = {"unit": "TFLOP/s", "ours": {"ms": 1.0, "rounds_ms": [1.0, 2.0, 1.0]},
+           "flash": {"ms": 1.5, "rounds_ms": [1.5, 1.5, 1.5]}, "cudnn": {"ms": 1.2, "rounds_ms": [1.1, 2.4, 0.9]},
+           "efficient": {"err": "refused"}}
+    assert B.round_ratios(row, PEERS) == pytest.approx([1.1, 0.75, 0.9])   # round 2: flash, 1.5 ms, was the best peer
+    row["cudnn"]["rounds_ms"] = [1.1, 2.4]        # a peer with fewer rounds (failed mid-way) is left out
+    assert B.round_ratios(row, PEERS) == pytest.approx([1.5, 0.75, 1.5])
+    assert B.round_ratios({"unit": "TFLOP/s", "ours": {"err": "x"}, "flash": row["flash"]}, PEERS) is None
+    assert B.round_ratios({"unit": "TFLOP/s", "ours": row["ours"], "flash": {"err": "x"}}, PEERS) is None
+
+
+def test_table_shows_the_rounds_range_of_ours_over_the_best_peer():
+    rep = _report()
+    rep["rows"][0]["ratio_best_rounds"] = [0.66, 0.71, 0.68]
+    lines = B.format_table(rep["rows"], PEERS).splitlines()
+    assert "rounds" in lines[0].split() and "0.66-0.71" in lines[2]
+    assert re.search(r" 1\.14 +- +1\.14 ", lines[3]), lines[3]   # (a row without rounds: ours/best, -, ours/flash)
 
 
 def test_host_time_line_states_the_acceptance():

@@ -216,6 +216,22 @@ def ratios(row: dict, peers: list[str]) -> tuple[float | None, float | None]:
     return (ours / best if ours and best else None, ours / flash if ours and flash else None)
 
 
+def round_ratios(row: dict, peers: list[str]) -> list[float] | None:
+    """Ours / the best peer in each interleaved round (:func:`gpu_times`' ``rounds_ms``; > 1: ours faster), so a
+    drift of the GPU between rounds cancels within each; None where ours or every peer is n/a or the rounds differ
+    in number (a peer that failed mid-way)."""
+    ours = row.get("ours")
+    if not isinstance(ours, dict) or not ours.get("rounds_ms"):
+        return None
+    n = len(ours["rounds_ms"])
+    peer_ms = [row[p]["rounds_ms"] for p in peers
+               if isinstance(row.get(p), dict) and len(row[p].get("rounds_ms") or ()) == n]
+    if not peer_ms:
+        return None
+    return [min(m[i] for m in peer_ms) / ours["rounds_ms"][i] if ours["rounds_ms"][i] > 0 else math.inf
+            for i in range(n)]
+
+
 # -- formatting --------------------------------------------------------------------------------
 
 
@@ -226,11 +242,12 @@ def _fmt(x: float | None, unit: str) -> str:
 
 
 def format_table(rows: list[dict], peers: list[str]) -> str:
-    """The summary table: headline rate per implementation, ratios, numeric check; then the
-    reasons behind every n/a, each reason once with the shapes it covers."""
+    """The summary table: headline rate per implementation, ratios (``rounds``: the least and greatest ours / best
+    peer of the interleaved rounds, :func:`round_ratios`), numeric check; then the reasons behind every n/a, each
+    reason once with the shapes it covers."""
     cols = ["ours"] + peers
     head = f"{'shape':34s} {'unit':7s} " + " ".join(f"{c:>10s}" for c in cols) + \
-        f" {'ours/best':>9s} {'ours/flash':>10s}  check"
+        f" {'ours/best':>9s} {'rounds':>9s} {'ours/flash':>10s}  check"
     lines = [head, "-" * len(head)]
     reasons: dict[tuple[str, str], list[str]] = {}
     for row in rows:
@@ -244,8 +261,10 @@ def format_table(rows: list[dict], peers: list[str]) -> str:
         rb, rf = ratios(row, peers)
         rb_s = f"{rb:.2f}" if rb else "n/a"
         rf_s = f"{rf:.2f}" if rf else "n/a"
+        rr = row.get("ratio_best_rounds")
+        rr_s = f"{min(rr):.2f}-{max(rr):.2f}" if rr and len(rr) > 1 else "-"
         lines.append(f"{label:34s} {row['unit']:7s} " + " ".join(cells)
-                     + f" {rb_s:>9s} {rf_s:>10s}  {row.get('check', '')}")
+                     + f" {rb_s:>9s} {rr_s:>9s} {rf_s:>10s}  {row.get('check', '')}")
     for (name, why), labels in reasons.items():
         more = f" (+{len(labels) - 3} more)" if len(labels) > 3 else ""
         lines.append(f"n/a {name}: {why} [{'; '.join(labels[:3])}{more}]")
@@ -642,6 +661,7 @@ def bench_shape(shape: Shape, dtype: str, peers: list[str], dev: dict, seed: int
     peer_errs = sorted(e for p in peers if math.isfinite(e := row.get(p, {}).get("rel_err", math.inf)))
     row["check"] = check_verdict(row["ours"].get("rel_err"), peer_errs, dtype, nan)
     row["ratio_best"], row["ratio_flash"] = ratios(row, peers)
+    row["ratio_best_rounds"] = round_ratios(row, peers)
     return row
 
 
