@@ -306,11 +306,80 @@ def test_gpu_times_reports_a_failing_callable_once_and_keeps_timing_the_rest():
     assert calls.count("bad") == 2 and calls.count("ok") == 4 and res["ok"]["rounds_ms"] == [1.0] * 4
 
 
+def test_gpu_times_paired_times_all_callables_together_each_round():
+    seen = []
+
+    def paired_timer(fns, n_sets, rep_ms):
+        seen.append((sorted(fns), rep_ms))
+        return {n: {"ms": 2.0 if n == "a" else 3.0, "ms_p20": 1.0, "ms_p80": 4.0, "ms_min": 1.0, "n": 5} for n in fns}
+
+    res = B.gpu_times({"a": lambda i: "a", "b": lambda i: "b"}, n_sets=1, rounds=2, paired=True,
+                      paired_timer=paired_timer, timer=lambda *a, **k: pytest.fail("no sequential timing"))
+    assert seen == [(["a", "b"], 120.0)] * 2 and res["a"]["rounds_ms"] == [2.0, 2.0] and res["b"]["ms"] == 3.0
+
+
+def test_gpu_times_paired_names_the_callable_that_fails_and_pairs_the_rest():
+    seen, calls = [], []
+
+    def paired_timer(fns, n_sets, rep_ms):
+        seen.append(sorted(fns))
+        if "bad" in fns:
+            raise RuntimeError("launch failed")
+        return {n: {"ms": 1.0, "ms_p20": 1.0, "ms_p80": 1.0, "ms_min": 1.0, "n": 1} for n in fns}
+
+    def timer(fn, n_sets, rep_ms):
+        calls.append(fn(0))
+        if calls[-1] == "bad":
+            raise RuntimeError("launch failed")
+        return {"ms": 1.0, "ms_p20": 1.0, "ms_p80": 1.0, "ms_min": 1.0, "n": 1}
+
+    fns = {"a": lambda i: "a", "b": lambda i: "b", "bad": lambda i: "bad"}
+    res = B.gpu_times(fns, n_sets=1, rounds=3, paired=True, paired_timer=paired_timer, timer=timer)
+    assert res["bad"] == {"err": "timing failed: RuntimeError: launch failed"}
+    assert seen == [["a", "b", "bad"], ["a", "b"], ["a", "b"]] and sorted(calls) == ["a", "b", "bad"]
+    assert res["a"]["rounds_ms"] == [1.0] * 3 and res["b"]["rounds_ms"] == [1.0] * 3
+
+
+def test_gpu_time_paired_alternates_call_by_call_under_one_clock(monkeypatch):
+    """With a fake CUDA clock (each call advances it by the callable's cost): every callable's call j runs before
+    any call j + 1, the order rotating by j, and each gets exactly its own cost."""
+    torch = pytest.importorskip("torch")
+    clock, order = [0.0], []
+
+    class Event:
+        def __init__(self, enable_timing=True):
+            self.t = None
+
+        def record(self):
+            self.t = clock[0]
+
+        def elapsed_time(self, end):
+            return end.t - self.t
+
+    def make(name, cost):
+        def f(i):
+            order.append((name, i))
+            clock[0] += cost
+        return f
+
+    monkeypatch.setattr(torch.cuda, "Event", Event)
+    monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
+    monkeypatch.setattr(B, "_cycles_per_ms", lambda: 0.0)
+    res = B.gpu_time_paired({"a": make("a", 1.0), "b": make("b", 3.0)}, n_sets=2, warmup_ms=0.0, rep_ms=0.0,
+                            min_reps=4, batch=3)
+    assert res["a"]["ms"] == 1.0 and res["b"]["ms"] == 3.0 and res["a"]["n"] == res["b"]["n"] == 4
+    timed = order[-8:]
+    assert timed == [("a", 0), ("b", 0), ("b", 1), ("a", 1), ("a", 0), ("b", 0), ("b", 1), ("a", 1)]
+
+
 def test_gpu_times_and_run_bench_refuse_fewer_than_one_round(tmp_path):
     with pytest.raises(ValueError, match="rounds is 0; it must be at least 1"):
         B.gpu_times({"a": lambda i: None}, n_sets=1, rounds=0)
     args = argparse.Namespace(shapes="quick", dtype="bf16", out=str(tmp_path), peers="flash", plot=None, rounds=0)
     with pytest.raises(ValueError, match="--rounds is 0; it must be an integer of at least 1"):
+        B.run_bench(args)
+    args.rounds, args.timing = 3, "fast"
+    with pytest.raises(ValueError, match="--timing is 'fast'; accepted: rounds, paired"):
         B.run_bench(args)
 
 

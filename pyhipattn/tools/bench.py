@@ -1,6 +1,7 @@
 """``pyhipattn bench``: time ``mha_fwd`` against the attention peers on this GPU.
 
     pyhipattn bench [--shapes default|quick|JSON] [--dtype bf16|fp16] [--out DIR] [--peers ...] [--rounds N]
+                    [--timing rounds|paired]
 
 Peers, where present: torch SDPA's ``flash`` (FA2), ``cudnn`` and ``efficient`` backends (one
 ``sdpa_kernel([backend])`` each; GQA through ``enable_gqa=True``, as the H100 baseline did, so a
@@ -15,8 +16,9 @@ sq <= 16 are reported in TB/s, the others in TFLOP/s; the JSON has both.
 
 Timing (as the design notes and the device METHOD say): per call CUDA events, median after warm-up, as
 ``triton.testing.do_bench``, in ``--rounds`` (default 3) interleaved rounds per shape, ours and the
-peers taking turns in a rotating order, the median of the rounds' medians reported (``rounds_ms`` /
-``spread`` in the JSON); a sleep kernel queued before each batch keeps host launch gaps out
+peers taking turns in a rotating order (``--timing paired``: alternating call by call within a round, so
+they share the GPU's clocks), the median of the rounds' medians reported (``rounds_ms`` / ``spread`` in
+the JSON, ours / the best peer per round as ``ratio_best_rounds``); a sleep kernel queued before each batch keeps host launch gaps out
 of the events; input sets rotate when one set fits in L2 three times over.  Every input is drawn
 fresh (``randn``), never zeros.  ``mha_fwd``'s output is checked once per shape against the
 float64 reference on a slice (NaN-poisoned ``out=``), as are the peers', so a fast-but-wrong
@@ -119,6 +121,8 @@ HOST_TIME_SHAPE = Shape(1, 32, 8, 1, 4096, 128, False, "decode")
 HOST_TIME_LIMIT_US = 15.0
 
 SDPA_PEERS = ("flash", "cudnn", "efficient")
+#: ``--timing``: ``rounds`` times each implementation alone per round, ``paired`` alternates them call by call
+TIMINGS = ("rounds", "paired")
 PEERS = SDPA_PEERS + ("flash_attn",)
 
 
@@ -356,8 +360,59 @@ def gpu_time(fn: Callable[[int], object], n_sets: int, *, warmup_ms: float = 25.
     return summarize(times)
 
 
+def gpu_time_paired(fns: dict[str, Callable[[int], object]], n_sets: int, *, warmup_ms: float = 25.0,
+                    rep_ms: float = 150.0, min_reps: int = 10, max_reps: int = 500, batch: int = 50) -> dict[str, dict]:
+    """``gpu_time`` of several callables at once, alternating call by call: call j of every callable (input set
+    ``j % n_sets``, the order rotated by j) runs before call j + 1 of any, each between its own two CUDA events, so
+    all of them are timed under the same clocks, however the GPU's clocks drift.  ``rep_ms`` is the time of all
+    callables together.  Returns {name: ``summarize`` of its calls}; an exception propagates (the caller finds the
+    callable that raised)."""
+    import torch
+
+    names = list(fns)
+    if not names:
+        return {}
+    sync = torch.cuda.synchronize
+    est: dict[str, float] = {}
+    for n in names:
+        fns[n](0)
+        sync()
+        t0 = time.perf_counter()
+        for i in range(3):
+            fns[n](i % n_sets)
+        sync()
+        est[n] = max((time.perf_counter() - t0) / 3 * 1e3, 1e-3)
+    total = sum(est.values())
+    for i in range(max(1, int(warmup_ms / total))):
+        for n in names:
+            fns[n](i % n_sets)
+    reps = min(max_reps, max(min_reps, int(rep_ms / total)))
+    cpm = _cycles_per_ms() if hasattr(torch.cuda, "_sleep") else 0.0
+    times: dict[str, list[float]] = {n: [] for n in names}
+    j = 0
+    while j < reps:
+        m = min(batch, reps - j)
+        ev = [[(n, torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for n in names]
+              for _ in range(m)]
+        if cpm:
+            torch.cuda._sleep(int(cpm * 1.5 * m * min(total, 0.2 * len(names))))
+        for k, row in enumerate(ev):
+            r = (j + k) % len(names)
+            for n, a, b in row[r:] + row[:r]:
+                a.record()
+                fns[n]((j + k) % n_sets)
+                b.record()
+        sync()
+        for row in ev:
+            for n, a, b in row:
+                times[n].append(a.elapsed_time(b))
+        j += m
+    return {n: summarize(times[n]) for n in names}
+
+
 def gpu_times(fns: dict[str, Callable[[int], object]], n_sets: int, rounds: int = 3, *, rep_ms: float = 60.0,
-              timer: Callable[..., dict] | None = None) -> dict[str, dict]:
+              timer: Callable[..., dict] | None = None, paired: bool = False,
+              paired_timer: Callable[..., dict] | None = None) -> dict[str, dict]:
     """``gpu_time`` of several callables (``fn(i)``, i the input set) with their rounds interleaved.
 
     Round r times every callable once, the order rotated by r, so a slow drift of the GPU's clocks
@@ -366,14 +421,26 @@ def gpu_times(fns: dict[str, Callable[[int], object]], n_sets: int, rounds: int 
     value, ``ms_min`` the least, ``n`` every call; ``rounds_ms`` lists the rounds' medians and
     ``spread`` is their max / min (how far to trust a ratio of two results; None if a round took no
     time).  A callable that raises is reported as ``{"err": ...}`` and left out of the later rounds.
-    ``timer`` replaces :func:`gpu_time` (tests)."""
+    ``paired``: each round times all callables together with :func:`gpu_time_paired` (call by call, ``rep_ms`` each);
+    if that raises, the round times them one by one to find the callable that fails.
+    ``timer`` / ``paired_timer`` replace :func:`gpu_time` / :func:`gpu_time_paired` (tests)."""
     if rounds < 1:
         raise ValueError(f"rounds is {rounds}; it must be at least 1")
     timer = timer or gpu_time
+    paired_timer = paired_timer or gpu_time_paired
     names = list(fns)
     per: dict[str, list[dict]] = {n: [] for n in names}
     out: dict[str, dict] = {}
     for r in range(rounds if names else 0):
+        alive = [n for n in names if n not in out]
+        if paired and len(alive) > 1:
+            try:
+                got = paired_timer({n: fns[n] for n in alive}, n_sets, rep_ms=rep_ms * len(alive))
+                for n in alive:
+                    per[n].append(got[n])
+                continue
+            except Exception:   # one of them fails: time them one by one this round, to name it
+                pass
         for n in names[r % len(names):] + names[:r % len(names)]:   # round r starts with callable r
             if n in out:
                 continue
@@ -612,9 +679,9 @@ def _plan(shape: Shape, dtype: str, dev: dict) -> dict:
 
 
 def bench_shape(shape: Shape, dtype: str, peers: list[str], dev: dict, seed: int,
-                log: Callable[[str], None], rounds: int = 3) -> dict:
-    """Check and time ours and every peer on one shape (``rounds`` interleaved rounds: :func:`gpu_times`);
-    the row of the report."""
+                log: Callable[[str], None], rounds: int = 3, paired: bool = False) -> dict:
+    """Check and time ours and every peer on one shape (``rounds`` interleaved rounds, ``paired``: call by call
+    within each round: :func:`gpu_times`); the row of the report."""
     import torch
 
     from ..api import mha_fwd
@@ -648,7 +715,7 @@ def bench_shape(shape: Shape, dtype: str, peers: list[str], dev: dict, seed: int
         errs[name] = rel_error(take(out), ref)
         del out
         timed[name] = lambda i, f=f: f(*sets[i])
-    for name, t in gpu_times(timed, n_sets, rounds).items():
+    for name, t in gpu_times(timed, n_sets, rounds, paired=paired).items():
         if "err" in t:
             row[name] = t
             log(f"    {name:10s} n/a: {t['err'][:100]}")
@@ -705,6 +772,9 @@ def run_bench(args) -> int:
     rounds = getattr(args, "rounds", 3)
     if not isinstance(rounds, int) or rounds < 1:
         raise ValueError(f"--rounds is {rounds!r}; it must be an integer of at least 1")
+    timing = getattr(args, "timing", TIMINGS[0])
+    if timing not in TIMINGS:
+        raise ValueError(f"--timing is {timing!r}; accepted: {', '.join(TIMINGS)}")
     try:
         import torch
     except ImportError:
@@ -731,8 +801,10 @@ def run_bench(args) -> int:
                                     "bytes": "q+k+v+o once each", "unit": "TB/s when sq <= 16, else TFLOP/s",
                                     "gqa": "SDPA enable_gqa=True (no repeated K/V)",
                                     "timing": f"median over {rounds} interleaved rounds (order rotating) of each "
-                                              "round's median of per-call CUDA events after warm-up, sleep kernel "
-                                              "before each batch, inputs rotated past 3x L2"},
+                                              "round's median of per-call CUDA events after warm-up"
+                                              + (", ours and the peers alternating call by call within a round"
+                                                 if timing == "paired" else "")
+                                              + ", sleep kernel before each batch, inputs rotated past 3x L2"},
                     "host_time": {}, "rows": [], "seconds": 0.0}
     log(f"bench: {dev['name']} ({dev.get('arch')}), {len(shapes)} shapes, {dtype}, peers {peers}; "
         f"writing {json_path}")
@@ -745,7 +817,7 @@ def run_bench(args) -> int:
     for i, s in enumerate(shapes):
         log(f"[{i + 1}/{len(shapes)}] {s.label()} ({s.tag}) {time.time() - t0:.0f}s")
         try:
-            row = bench_shape(s, dtype, peers, dev, seed=1000 + i, log=log, rounds=rounds)
+            row = bench_shape(s, dtype, peers, dev, seed=1000 + i, log=log, rounds=rounds, paired=timing == "paired")
         except Exception as e:   # e.g. out of memory: the sweep goes on
             row = {"tag": s.tag, "shape": s.dims(), "causal": s.causal, "unit": s.unit,
                    "ours": {"err": f"{type(e).__name__}: {e}"[:400]}, "check": "failed"}
