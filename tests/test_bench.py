@@ -340,6 +340,13 @@ def test_gpu_times_paired_names_the_callable_that_fails_and_pairs_the_rest():
     assert res["a"]["rounds_ms"] == [1.0] * 3 and res["b"]["rounds_ms"] == [1.0] * 3
 
 
+def test_bench_times_paired_unless_told_otherwise():
+    from pyhipattn.tools.cli import build_parser
+
+    assert build_parser().parse_args(["bench"]).timing == B.TIMINGS[0] == "paired"
+    assert build_parser().parse_args(["bench", "--timing", "rounds"]).timing == "rounds"
+
+
 def test_gpu_time_paired_alternates_call_by_call_under_one_clock(monkeypatch):
     """With a fake CUDA clock (each call advances it by the callable's cost): every callable's call j runs before
     any call j + 1, the order rotating by j, and each gets exactly its own cost."""
@@ -379,7 +386,7 @@ def test_gpu_times_and_run_bench_refuse_fewer_than_one_round(tmp_path):
     with pytest.raises(ValueError, match="--rounds is 0; it must be an integer of at least 1"):
         B.run_bench(args)
     args.rounds, args.timing = 3, "fast"
-    with pytest.raises(ValueError, match="--timing is 'fast'; accepted: rounds, paired"):
+    with pytest.raises(ValueError, match="--timing is 'fast'; accepted: paired, rounds"):
         B.run_bench(args)
 
 

@@ -78,8 +78,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--peers", default="flash,cudnn,efficient,flash_attn", help="peers to time where present")
     s.add_argument("--rounds", type=int, default=3,
                    help="interleaved timing rounds per shape (ours and the peers take turns; the median is reported)")
-    s.add_argument("--timing", default="rounds", choices=["rounds", "paired"],
-                   help="rounds: each implementation timed alone in turn; paired: alternating call by call (same clocks)")
+    s.add_argument("--timing", default="paired", choices=["paired", "rounds"],
+                   help="paired (default): ours and the peers alternate call by call, under the same clocks; "
+                        "rounds: each timed alone in turn")
     s.add_argument("--plot", metavar="RESULTS_JSON", help="only plot a results JSON from an earlier run (needs matplotlib)")
     s.set_defaults(fn=_cmd_bench)
     from .bench_kvcache import add_parser as add_kvcache_bench
