@@ -17,18 +17,18 @@ kernarg bytes than hopper_args.h's struct, built before fields were added at its
 "cudnn,flash") names the torch SDPA backends timed beside them.
 Timing uses pyhipattn.tools.bench's gpu_time (median of event-timed calls over rotated input sets,
 the same method as ``pyhipattn bench``); TFLOP/s count causal as half.  ``HOPPER_DEV_ROUNDS=N`` times every column N
-times in rotating order (``HOPPER_DEV_REP_MS`` each, default 25 ms) and reports the medians, with each column's
-max / min over its rounds in the row's ``_spread`` (the JSON lines): the interleaved timer helpers used to copy into
-their device folders.  Prints a table last.
+times (``HOPPER_DEV_REP_MS`` each, default 25 ms), the columns alternating call by call within a round as ``pyhipattn
+bench --timing paired`` does (``HOPPER_DEV_TIMING=rounds``: each column alone, the order rotating), and reports the
+medians, with each column's max / min over its rounds in the row's ``_spread`` (the JSON lines).  Prints a table last.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import re
-import statistics
 import sys
 import time
 
@@ -214,11 +214,11 @@ def time_shapes(variants: list[str | None], shapes: list[tuple], dtype: str = "b
             impls[peer] = lambda i, call=call: call(*sets[i])
         rounds = int(os.environ.get("HOPPER_DEV_ROUNDS", "1"))
         rep_ms = 60.0 if rounds == 1 else float(os.environ.get("HOPPER_DEV_REP_MS", "25"))
-
-        def rate(f):   # (used within this iteration only)
-            return flops / (bench.gpu_time(f, n_sets, rep_ms=rep_ms, max_warmup=100)["ms"] * 1e-3) / 1e12
+        paired = os.environ.get("HOPPER_DEV_TIMING", "paired") == "paired"
         row = {"shape": list(dims)}
-        row.update(interleaved(impls, rounds, rate, where=str(dims)))
+        row.update(interleaved(impls, rounds, flops, n_sets, rep_ms, where=str(dims), paired=paired,
+                               timer=functools.partial(bench.gpu_time, max_warmup=100),
+                               paired_timer=functools.partial(bench.gpu_time_paired, max_warmup=100)))
         rows.append(row)
         print(json.dumps(row), flush=True)
         del sets, outs
@@ -226,27 +226,26 @@ def time_shapes(variants: list[str | None], shapes: list[tuple], dtype: str = "b
     return rows
 
 
-def interleaved(impls: dict, rounds: int, rate, where: str = "") -> dict:
-    """Time every implementation ``rounds`` times, the order rotating by one each round, so slow drifts of the GPU
-    (clocks, heat, a neighbour) fall on every column alike; ``rate(f)`` -> TFLOP/s of one timing.
+def interleaved(impls: dict, rounds: int, flops: float, n_sets: int, rep_ms: float, where: str = "",
+                paired: bool = True, **timers) -> dict:
+    """Time every implementation (``fn(i)``, i the input set) in ``rounds`` rounds with pyhipattn.tools.bench's
+    ``gpu_times``: ``paired`` (HOPPER_DEV_TIMING=paired, the default) alternates them call by call within a round, so
+    they run under the same clocks; else each is timed alone, the order rotating by one each round.  ``timers``:
+    ``timer`` / ``paired_timer`` for ``gpu_times`` (tests).
 
-    Returns {name: median TFLOP/s (None if it raised)} and, with several rounds, ``"_spread"``: {name: max / min over
-    its rounds} (how far to trust a ratio between columns).  An implementation that raises is reported once and not
-    timed again."""
-    names = list(impls)
-    res: dict = {n: [] for n in names}
-    for r in range(max(1, rounds)):
-        for n in names[r % len(names):] + names[:r % len(names)]:
-            if res[n] is None:
-                continue
-            try:
-                res[n].append(rate(impls[n]))
-            except Exception as e:  # noqa: BLE001 -- a variant that fails is a result, not the end of the run
-                res[n] = None
-                print(f"  {n} failed on {where}: {type(e).__name__}: {str(e)[:200]}", flush=True)
-    out: dict = {n: (statistics.median(v) if v else None) for n, v in res.items()}
+    Returns {name: median TFLOP/s over the rounds (None if it raised)} and, with several rounds, ``"_spread"``: {name:
+    max / min over its rounds} (how far a column moved; with ``paired`` the columns move together).  An implementation
+    that raises is reported once and not timed again."""
+    res = bench.gpu_times(impls, n_sets, max(1, rounds), rep_ms=rep_ms, paired=paired, **timers)
+    out: dict = {}
+    for n, t in res.items():
+        if "err" in t:
+            print(f"  {n} failed on {where}: {t['err'][len('timing failed: '):][:200]}", flush=True)
+            out[n] = None
+            continue
+        out[n] = flops / (t["ms"] * 1e-3) / 1e12
     if rounds > 1:
-        out["_spread"] = {n: max(v) / min(v) for n, v in res.items() if v}
+        out["_spread"] = {n: t["spread"] for n, t in res.items() if "err" not in t}
     return out
 
 

@@ -363,12 +363,13 @@ def gpu_time(fn: Callable[[int], object], n_sets: int, *, warmup_ms: float = 25.
 
 
 def gpu_time_paired(fns: dict[str, Callable[[int], object]], n_sets: int, *, warmup_ms: float = 25.0,
-                    rep_ms: float = 150.0, min_reps: int = 10, max_reps: int = 500, batch: int = 50) -> dict[str, dict]:
+                    rep_ms: float = 150.0, min_reps: int = 10, max_reps: int = 500, batch: int = 50,
+                    max_warmup: int | None = None) -> dict[str, dict]:
     """``gpu_time`` of several callables at once, alternating call by call: call j of every callable (input set
     ``j % n_sets``, the order rotated by j) runs before call j + 1 of any, each between its own two CUDA events, so
     all of them are timed under the same clocks, however the GPU's clocks drift.  ``rep_ms`` is the time of all
-    callables together.  Returns {name: ``summarize`` of its calls}; an exception propagates (the caller finds the
-    callable that raised)."""
+    callables together; ``max_warmup`` caps the warm-up calls of each (as :func:`gpu_time`'s).  Returns {name:
+    ``summarize`` of its calls}; an exception propagates (the caller finds the callable that raised)."""
     import torch
 
     names = list(fns)
@@ -385,7 +386,8 @@ def gpu_time_paired(fns: dict[str, Callable[[int], object]], n_sets: int, *, war
         sync()
         est[n] = max((time.perf_counter() - t0) / 3 * 1e3, 1e-3)
     total = sum(est.values())
-    for i in range(max(1, int(warmup_ms / total))):
+    warm = max(1, int(warmup_ms / total))
+    for i in range(warm if max_warmup is None else min(warm, max_warmup)):
         for n in names:
             fns[n](i % n_sets)
     reps = min(max_reps, max(min_reps, int(rep_ms / total)))
