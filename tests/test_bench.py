@@ -349,7 +349,8 @@ def test_bench_times_paired_unless_told_otherwise():
 
 def test_gpu_time_paired_alternates_call_by_call_under_one_clock(monkeypatch):
     """With a fake CUDA clock (each call advances it by the callable's cost): every callable's call j runs before
-    any call j + 1, the order rotating by j, and each gets exactly its own cost."""
+    any call j + 1, the order rotating by j, each gets exactly its own cost, and the input set advances with every
+    call whichever callable makes it (no call reuses the set the call before it read)."""
     torch = pytest.importorskip("torch")
     clock, order = [0.0], []
 
@@ -372,11 +373,11 @@ def test_gpu_time_paired_alternates_call_by_call_under_one_clock(monkeypatch):
     monkeypatch.setattr(torch.cuda, "Event", Event)
     monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
     monkeypatch.setattr(B, "_cycles_per_ms", lambda: 0.0)
-    res = B.gpu_time_paired({"a": make("a", 1.0), "b": make("b", 3.0)}, n_sets=2, warmup_ms=0.0, rep_ms=0.0,
+    res = B.gpu_time_paired({"a": make("a", 1.0), "b": make("b", 3.0)}, n_sets=3, warmup_ms=0.0, rep_ms=0.0,
                             min_reps=4, batch=3)
     assert res["a"]["ms"] == 1.0 and res["b"]["ms"] == 3.0 and res["a"]["n"] == res["b"]["n"] == 4
     timed = order[-8:]
-    assert timed == [("a", 0), ("b", 0), ("b", 1), ("a", 1), ("a", 0), ("b", 0), ("b", 1), ("a", 1)]
+    assert timed == [("a", 0), ("b", 1), ("b", 2), ("a", 0), ("a", 1), ("b", 2), ("b", 0), ("a", 1)]
 
 
 def test_gpu_times_and_run_bench_refuse_fewer_than_one_round(tmp_path):

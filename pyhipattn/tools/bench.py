@@ -365,9 +365,10 @@ def gpu_time(fn: Callable[[int], object], n_sets: int, *, warmup_ms: float = 25.
 def gpu_time_paired(fns: dict[str, Callable[[int], object]], n_sets: int, *, warmup_ms: float = 25.0,
                     rep_ms: float = 150.0, min_reps: int = 10, max_reps: int = 500, batch: int = 50,
                     max_warmup: int | None = None) -> dict[str, dict]:
-    """``gpu_time`` of several callables at once, alternating call by call: call j of every callable (input set
-    ``j % n_sets``, the order rotated by j) runs before call j + 1 of any, each between its own two CUDA events, so
-    all of them are timed under the same clocks, however the GPU's clocks drift.  ``rep_ms`` is the time of all
+    """``gpu_time`` of several callables at once, alternating call by call: call j of every callable (the order
+    rotated by j) runs before call j + 1 of any, each between its own two CUDA events, so all of them are timed under
+    the same clocks, however the GPU's clocks drift.  The input set advances with every call, whichever callable makes
+    it (as :func:`gpu_time`'s do), so no call finds its inputs in L2 from the call before it.  ``rep_ms`` is the time of all
     callables together; ``max_warmup`` caps the warm-up calls of each (as :func:`gpu_time`'s).  Returns {name:
     ``summarize`` of its calls}; an exception propagates (the caller finds the callable that raised)."""
     import torch
@@ -393,7 +394,7 @@ def gpu_time_paired(fns: dict[str, Callable[[int], object]], n_sets: int, *, war
     reps = min(max_reps, max(min_reps, int(rep_ms / total)))
     cpm = _cycles_per_ms() if hasattr(torch.cuda, "_sleep") else 0.0
     times: dict[str, list[float]] = {n: [] for n in names}
-    j = 0
+    j = c = 0   # (c: calls made, the input set's index)
     while j < reps:
         m = min(batch, reps - j)
         ev = [[(n, torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for n in names]
@@ -404,8 +405,9 @@ def gpu_time_paired(fns: dict[str, Callable[[int], object]], n_sets: int, *, war
             r = (j + k) % len(names)
             for n, a, b in row[r:] + row[:r]:
                 a.record()
-                fns[n]((j + k) % n_sets)
+                fns[n](c % n_sets)
                 b.record()
+                c += 1
         sync()
         for row in ev:
             for n, a, b in row:
