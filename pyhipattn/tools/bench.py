@@ -322,7 +322,8 @@ def _cycles_per_ms() -> float:
 
 def gpu_time(fn: Callable[[int], object], n_sets: int, *, warmup_ms: float = 25.0, rep_ms: float = 150.0,
              min_reps: int = 10, max_reps: int = 500, batch: int = 50, max_warmup: int | None = None) -> dict:
-    """Median GPU time of ``fn(i)`` (i picks the input set, rotating over ``n_sets``).
+    """Median GPU time of ``fn(i)`` (i picks the input set, rotating over ``n_sets``): :func:`gpu_time_paired` of
+    ``fn`` alone.
 
     Like ``triton.testing.do_bench``: estimate, warm up ``warmup_ms``, then ``rep_ms`` of calls,
     each between two CUDA events.  Before each batch a sleep kernel holds the GPU while the host
@@ -330,47 +331,19 @@ def gpu_time(fn: Callable[[int], object], n_sets: int, *, warmup_ms: float = 25.
     caps the warm-up calls (the estimate comes from the host clock, which a VM can stall: one H100
     run's estimate fell to the 1 us floor and its warm-up to 25,000 calls per row).
     """
-    import torch
-
-    sync = torch.cuda.synchronize
-    fn(0)
-    sync()
-    t0 = time.perf_counter()
-    for i in range(5):
-        fn(i % n_sets)
-    sync()
-    est = max((time.perf_counter() - t0) / 5 * 1e3, 1e-3)   # ms per call, >= GPU and host time
-    warm = max(1, int(warmup_ms / est))
-    for i in range(warm if max_warmup is None else min(warm, max_warmup)):
-        fn(i % n_sets)
-    n = min(max_reps, max(min_reps, int(rep_ms / est)))
-    cpm = _cycles_per_ms() if hasattr(torch.cuda, "_sleep") else 0.0
-    times: list[float] = []
-    i = 0
-    while len(times) < n:
-        m = min(batch, n - len(times))
-        events = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(m)]
-        if cpm:
-            torch.cuda._sleep(int(cpm * 1.5 * m * min(est, 0.2)))   # host cost <= est, and < 0.2 ms
-        for s, e in events:
-            s.record()
-            fn(i % n_sets)
-            e.record()
-            i += 1
-        sync()
-        times += [s.elapsed_time(e) for s, e in events]
-    return summarize(times)
+    return gpu_time_paired({"fn": fn}, n_sets, warmup_ms=warmup_ms, rep_ms=rep_ms, min_reps=min_reps,
+                           max_reps=max_reps, batch=batch, max_warmup=max_warmup)["fn"]
 
 
 def gpu_time_paired(fns: dict[str, Callable[[int], object]], n_sets: int, *, warmup_ms: float = 25.0,
                     rep_ms: float = 150.0, min_reps: int = 10, max_reps: int = 500, batch: int = 50,
                     max_warmup: int | None = None) -> dict[str, dict]:
-    """``gpu_time`` of several callables at once, alternating call by call: call j of every callable (the order
+    """:func:`gpu_time` of several callables at once, alternating call by call: call j of every callable (the order
     rotated by j) runs before call j + 1 of any, each between its own two CUDA events, so all of them are timed under
     the same clocks, however the GPU's clocks drift.  The input set advances with every call, whichever callable makes
-    it (as :func:`gpu_time`'s do), so no call finds its inputs in L2 from the call before it.  ``rep_ms`` is the time of all
-    callables together; ``max_warmup`` caps the warm-up calls of each (as :func:`gpu_time`'s).  Returns {name:
-    ``summarize`` of its calls}; an exception propagates (the caller finds the callable that raised)."""
+    it, so no call finds its inputs in L2 from the call before it.  ``rep_ms`` is the time of all callables together;
+    ``max_warmup`` caps the warm-up calls of each.  Returns {name: ``summarize`` of its calls}; an exception propagates
+    (the caller finds the callable that raised)."""
     import torch
 
     names = list(fns)
@@ -382,10 +355,10 @@ def gpu_time_paired(fns: dict[str, Callable[[int], object]], n_sets: int, *, war
         fns[n](0)
         sync()
         t0 = time.perf_counter()
-        for i in range(3):
+        for i in range(5):
             fns[n](i % n_sets)
         sync()
-        est[n] = max((time.perf_counter() - t0) / 3 * 1e3, 1e-3)
+        est[n] = max((time.perf_counter() - t0) / 5 * 1e3, 1e-3)   # ms per call, >= GPU and host time
     total = sum(est.values())
     warm = max(1, int(warmup_ms / total))
     for i in range(warm if max_warmup is None else min(warm, max_warmup)):
