@@ -243,6 +243,12 @@ def test_hopper_d64_tail_split(monkeypatch, b, sq, sk, hq, hk, cap, dtype, suffi
         assert torch.allclose(lse.double(), ref_lse.double(), rtol=1e-3, atol=2e-3)
 
 
+def _feature(causal: bool, window: tuple[int, int]) -> str:
+    """sweep.check_case's feature name for a causal flag and a (left, right) window (left -1: none)."""
+    return {(True, True): "causal+window", (True, False): "causal+lse", (False, True): "window",
+            (False, False): "none"}[(causal, window[0] >= 0)]
+
+
 @pytest.mark.gpu
 @pytest.mark.skipif(not _sm90(), reason="the hopper kernels need an sm_90a GPU (H100 / H200)")
 @pytest.mark.parametrize("grid_cap", [None, 5])
@@ -260,8 +266,7 @@ def test_hopper_d64_s4_sibling(monkeypatch, b, sq, sk, hq, hk, dtype, window, ca
     monkeypatch.setitem(hopper.S4_SIBLING_D64, causal, (0, 1 << 30))
     monkeypatch.setitem(hopper.STATIC_SIBLING_CAUSAL, 64, (0, -1, 0))
     monkeypatch.setattr(hopper, "C2_SIBLING_D64", {})
-    feature = {(True, True): "causal+window", (True, False): "causal+lse", (False, True): "window",
-               (False, False): "none"}[(causal, window[0] >= 0)]
+    feature = _feature(causal, window)
     case = dict(b=b, sq=sq, sk=sk, hq=hq, hk=hk, d=64, dv=64, dtype=dtype, feature=feature, window=window,
                 seed=1700 + sq)
     why = sweep.check_case(case, mha_fwd=hopper_mha_fwd(grid_cap))
@@ -292,8 +297,7 @@ def test_hopper_d64_c2_sibling(monkeypatch, b, sq, sk, hq, hk, dtype, window, ca
                                view(torch.empty(b, sk, hk, 64, dtype=torch.bfloat16), argname="v"), softmax_scale=None,
                                causal=causal, window_size=window, softcap=0.0, return_lse=True, num_splits=1)
     assert hopper.kernel_name(p, by).endswith("_d64_c2")
-    feature = {(True, True): "causal+window", (True, False): "causal+lse", (False, True): "window",
-               (False, False): "none"}[(causal, window[0] >= 0)]
+    feature = _feature(causal, window)
     case = dict(b=b, sq=sq, sk=sk, hq=hq, hk=hk, d=64, dv=64, dtype=dtype, feature=feature, window=window,
                 seed=2300 + sq)
     for _ in range(2):
