@@ -259,17 +259,10 @@ FK_SIBLING_D128: dict[bool, tuple[int, int]] = {
 #: sibling of the d64 kernel where the manifest has one (HOPPER_C2_D64: 128-row tiles of two consumer warpgroups at
 #: setmaxnreg 232 in cuDNN's loop shape: the ping-pong turn around the exponentials only, the next key block's QK^T
 #: issued right behind the PV; 128-row tiles divide 512 / 1024 rows where the d64 kernel's 192 leave 11% of the work
-#: idle), before the ``_static`` / ``_s4`` siblings.  H100, bf16, ``_c2`` / the d64 kernel in the same run
-#: (notes/hopper.md, 2026-11-27, issue11j call 2, one interleaved run of 5 rounds, round spreads 1.01-1.03x at
-#: 512-1024): 32x512 h16 1.01x, h32 0.99x, h32 causal 1.02x; 16x1024 h12 1.03x, h32 1.02x, h32 causal 1.06x; 8x2048 h32
-#: 0.97x / causal 0.99x; 4x4096 h32 1.00 / 1.01x; 2x8192 0.96 / 0.95x; 1x16384 0.93 / 0.93x; 1x40000 2/2 1.04x (fewer
-#: rounds of tiles): so up to 1024 keys.  With the producer's tile decode and the fused tile boundary (issue11k, call d4,
-#: against main's PDEC d64 kernel, 5 rounds): 32x512 h16 1.03x, h32 1.01x, h32 causal 1.03x; 16x1024 h12 1.03x, h32
-#: 0.99x, h32 causal 1.09x; 8x2048 h32 0.98x / causal 1.02x; 4x4096 h32 0.96x; 1x40000 2/2 1.03x.  Since then
-#: descriptor adds (call e1: 1.007-1.020x at 512-1024) and interleaved exponentials (issue11m call m2: 1.000-1.021x at
-#: 512-1024, 1.035 / 1.060x at 4096 against the old ``_c2``).  Against the d64 kernel in one run (call e4, 5 rounds,
-#: spreads 1.04-1.11): 8x2048 h32 0.978x / causal 1.003x; 4x4096 0.988 / 1.002x; 2x8192 0.980 / 0.984x; 8x8192 h16
-#: 1.001x; 1x32768 h8 0.971x: so the range stays 1024.  Causal d64 runs on hopper from 512 (:data:`PREFERRED`).
+#: idle), before the ``_static`` / ``_s4`` siblings.  H100, bf16, same runs (notes/hopper.md, 2026-11-27, issue11j-k,
+#: calls e1, m2, e4): 1.01-1.09x the d64 kernel at 512-1024 (16x1024 h32 0.99x) before descriptor adds (1.007-1.020x
+#: more) and interleaved exponentials (1.000-1.021x more); above 1024 keys, as shipped, 0.971-1.003x the d64 kernel
+#: (8x2048-1x32768, call e4): so up to 1024 keys.  Causal d64 runs on hopper from 512 (:data:`PREFERRED`).
 C2_SIBLING_D64: dict[bool, tuple[int, int]] = {
     True: (0, 1024),
     False: (0, 1024),
