@@ -1178,12 +1178,14 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             if (win_left >= 0) window_mask_lo(n);
         }
         float b0 = mx0, b1 = mx1;
+        // (braces, not `else` before the pragma: nvcc then made the first shuffle below part of the else branch)
         if constexpr (PMAX64) pmax_rows(b0, b1);
-        else
+        if constexpr (!PMAX64) {
 #pragma unroll
         for (int i = 0; i < BN / 8; ++i) {
             b0 = fmaxf(b0, fmaxf(s[4 * i], s[4 * i + 1]));
             b1 = fmaxf(b1, fmaxf(s[4 * i + 2], s[4 * i + 3]));
+        }
         }
         b0 = fmaxf(b0, __shfl_xor_sync(0xffffffffu, b0, 1));
         b0 = fmaxf(b0, __shfl_xor_sync(0xffffffffu, b0, 2));
