@@ -1178,7 +1178,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             if (win_left >= 0) window_mask_lo(n);
         }
         float b0 = mx0, b1 = mx1;
-        // (braces, not `else` before the pragma: nvcc then made the first shuffle below part of the else branch)
+        // (two braced ifs: with `if constexpr (PMAX64) ...; else for (...)` nvcc 13.0 also dropped the first shuffle below)
         if constexpr (PMAX64) pmax_rows(b0, b1);
         if constexpr (!PMAX64) {
 #pragma unroll
