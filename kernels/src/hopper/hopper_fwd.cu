@@ -272,6 +272,22 @@
 #ifndef HOPPER_PDEC_D64
 #define HOPPER_PDEC_D64 1
 #endif
+// 1: the d128 kernel and its _fk sibling (not _bn176 / _softcap / _static / _varlen): the producer writes each tile's
+// (m_block, head, batch) into a 16-byte entry per Q slot (bars + 160 + 16 * slot) just before that tile's Q load, on
+// either schedule (causal: dynamic, non-causal: static), and lane 0 of each consumer warp reads it at the loop head
+// and passes it on by shuffles, instead of every thread decoding the tile index (integer divisions; fwd_body: PDEC128);
+// 0: they decode (shipped).  The same pattern as the tile_slot word: lane 0's read is before its own q_empty arrival
+// for that slot (4 * NWG arrivals, unchanged), which the producer waits for before it writes the slot's next entry
+#ifndef HOPPER_PDEC_D128
+#define HOPPER_PDEC_D128 0
+#endif
+// 1: the d128 kernel and its _fk sibling (as HOPPER_PDEC_D128's): at the start, while the producer makes and
+// publishes the tensor maps, the consumer threads prefetch their CTA's first tile into L2 (prefetch.global.L2, two
+// 128-byte lines a row): its Q rows, then K and V of its first key block and K of its second, rows past seqlen left
+// out (fwd_body: PF0); 0: not (shipped)
+#ifndef HOPPER_PF0_D128
+#define HOPPER_PF0_D128 0
+#endif
 // 1: also build hopper_fwd_<dtype>_d64_c2 (when the d64 kernels load with TMA and take the dynamic schedule): d64 in
 // cuDNN's shape (issue11j): 128-row tiles of two consumer warpgroups at setmaxnreg 40 / 232, one key block at a time
 // (QK^T and PV each waited at once), the ping-pong turn around the exponentials only (fwd_body: C2); the d64 kernel's
@@ -719,6 +735,12 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     static_assert(!PDEC || 8 * (2 * QS + 4 * STAGES) <= 160, "HOPPER_PDEC_D64: the tile info ring starts at bars + 160");
     static_assert(!PDEC || 160 + 12 * 2 * QS <= 208, "HOPPER_PDEC_D64: the tile info ring ends below the tile slots");
     [[maybe_unused]] auto tile_info = [&](int e) { return bars + 160 + 12 * e; };
+    // PDEC128 (HOPPER_PDEC_D128): the producer's decode of the tile in Q slot s at tile_entry(s) (m_block, head, batch, t)
+    constexpr bool PDEC128 = HOPPER_PDEC_D128 && D == 128 && BN == 128 && TMA && HOPPER_DECODE_ONCE_D128 && !SOFTCAP &&
+                             !STATIC_SIBLING && !VARLEN;
+    static_assert(!PDEC128 || 8 * (2 * QS + 4 * STAGES) <= 160, "HOPPER_PDEC_D128: the entries start at bars + 160");
+    static_assert(!PDEC128 || 160 + 16 * QS <= 208, "HOPPER_PDEC_D128: the entries end below the tile slots");
+    [[maybe_unused]] auto tile_entry = [&](int s) { return bars + 160 + 16 * s; };
     auto decode = [&](int t, int& m_block, int& h, int& b) {
         if constexpr (TSPLIT) t = tail_tile(t);
         if constexpr (HOPPER_UDIV_D64 && D == 64 && !VARLEN) {   // the same decode as below, unsigned
@@ -919,6 +941,10 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             const int hk = h / a.group;
             // Q slot qs (QS == 2: the next tile's Q loads while this tile's last blocks run)
             if (!dyn) mbar_wait(q_empty(qs), q_phase ^ 1);
+            if constexpr (PDEC128) {   // after the slot's q_empty wait (either schedule), before the Q load's q_full arrival
+                asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(tile_entry(qs)), "r"(m_block), "r"(h), "r"(b),
+                             "r"(t) : "memory");
+            }
             load(QRows{}, sQ + qs * Q_BYTES, q_full(qs), map_q, a.q, a.q_batch_stride, a.q_head_stride, a.q_seq_stride,
                  q_off + m_block * BM, sq, h, VARLEN ? 0 : b);
             if (++qs == QS) { qs = 0; q_phase ^= 1; }
@@ -1000,6 +1026,18 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     auto q_release = [&]() {
         if (PDEC || lane == 0) mbar_arrive(q_empty(qs));
     };
+    // PDEC128 (HOPPER_PDEC_D128): the current tile's (m_block, head, batch) from Q slot qs's entry, after that slot's
+    // q_full wait: lane 0 reads it and the shuffles pass it on, so the warp's only read of the entry comes before lane
+    // 0's q_empty arrival for the slot (q_release), after which the producer may write the slot's next entry
+    [[maybe_unused]] auto tile_entry_read = [&](int& m_block, int& h, int& b) {
+        int em = 0, eh = 0, eb = 0, et = 0;
+        if (lane == 0)
+            asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(em), "=r"(eh), "=r"(eb), "=r"(et)
+                         : "r"(tile_entry(qs)) : "memory");
+        m_block = __shfl_sync(0xffffffffu, em, 0);
+        h = __shfl_sync(0xffffffffu, eh, 0);
+        b = __shfl_sync(0xffffffffu, eb, 0);
+    };
     auto next_tile = [&]() -> int {
         for (;;) {
             int t = 0;
@@ -1061,6 +1099,35 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         }
     };
 
+    // PF0 (HOPPER_PF0_D128): the CTA's first tile (blockIdx.x on either schedule) into L2 before the maps are made:
+    // consumer thread j (0 .. 255) prefetches one row (D * 2 bytes) of Q (j < 128) or of K of the first key block, then
+    // one of V of that block (j < 128) or of K of the next block (the producer's order: Q, K, then V / K)
+    constexpr bool PF0 = HOPPER_PF0_D128 && D == 128 && BN == 128 && TMA && NWG == 2 && !SOFTCAP && !STATIC_SIBLING &&
+                         !VARLEN;
+    if constexpr (PF0) {
+        if ((int)blockIdx.x < num_tiles) {
+            int m_block, h, b;
+            decode((int)blockIdx.x, m_block, h, b);
+            const int m0 = m_block * BM, n_hi = key_blocks(m0), n_lo = key_blocks_lo(m0);
+            if (n_hi > n_lo) {
+                const int j = wg * 128 + tid, r = j % 128, hk = h / a.group;
+                auto pf_row = [&](uint64_t base, int64_t bs, int64_t hs_, int64_t ss, int hh, int row) {
+                    const uint64_t ad = base + 2 * ((int64_t)b * bs + (int64_t)hh * hs_ + (int64_t)row * ss);
+                    // (not cp.async.bulk.prefetch: its address is uniform, so ptxas loops over the lanes)
+#pragma unroll
+                    for (int c = 0; c < D * 2; c += 128) asm volatile("prefetch.global.L2 [%0];" ::"l"(ad + c) : "memory");
+                };
+                const int kr = (n_hi - 1) * BN + r;   // this thread's row of the first key block
+                if (j < 128) {
+                    if (m0 + r < sq) pf_row(a.q, a.q_batch_stride, a.q_head_stride, a.q_seq_stride, h, m0 + r);
+                    if (kr < sk) pf_row(a.v, a.v_batch_stride, a.v_head_stride, a.v_seq_stride, hk, kr);
+                } else {
+                    if (kr < sk) pf_row(a.k, a.k_batch_stride, a.k_head_stride, a.k_seq_stride, hk, kr);
+                    if (n_hi - 2 >= n_lo) pf_row(a.k, a.k_batch_stride, a.k_head_stride, a.k_seq_stride, hk, kr - BN);
+                }
+            }
+        }
+    }
     int t = next_tile();
     if (t < 0) return;
     int row0 = 0, row1 = 0;
@@ -1615,7 +1682,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         {
             int m_block, h, b;
             if constexpr (DEC1) {
-                decode(t, m_block, h, b);
+                if constexpr (PDEC128) tile_entry_read(m_block, h, b); else decode(t, m_block, h, b);
                 tm = m_block; th = h; tb = b;
             } else {
                 m_block = tile_m_block(t);
