@@ -281,13 +281,6 @@
 #ifndef HOPPER_PDEC_D128
 #define HOPPER_PDEC_D128 0
 #endif
-// 1: the d128 kernel and its _fk sibling (as HOPPER_PDEC_D128's): at the start, while the producer makes and
-// publishes the tensor maps, the consumer threads prefetch their CTA's first tile into L2 (prefetch.global.L2, two
-// 128-byte lines a row): its Q rows, then K and V of its first key block and K of its second, rows past seqlen left
-// out (fwd_body: PF0); 0: not (shipped)
-#ifndef HOPPER_PF0_D128
-#define HOPPER_PF0_D128 0
-#endif
 // 1: also build hopper_fwd_<dtype>_d64_c2 (when the d64 kernels load with TMA and take the dynamic schedule): d64 in
 // cuDNN's shape (issue11j): 128-row tiles of two consumer warpgroups at setmaxnreg 40 / 232, one key block at a time
 // (QK^T and PV each waited at once), the ping-pong turn around the exponentials only (fwd_body: C2); the d64 kernel's
@@ -332,24 +325,6 @@
 // ~150 of the steady block's 518 instructions) are built whole ahead of each GEMM turn; 0: built whole (shipped)
 #ifndef HOPPER_DESC_ADD_D64
 #define HOPPER_DESC_ADD_D64 0
-#endif
-// the same d64 kernels (issue11o, not run on a GPU): 1: the row max in softmax as four partial maxima a row (chains of
-// BN / 32 instead of one of BN / 8, as the _c2 kernels' c2_max); 0: one chain a row (shipped)
-#ifndef HOPPER_PMAX_D64
-#define HOPPER_PMAX_D64 0
-#endif
-// the _c2 kernels' fused tile boundary (issue11o, not run on a GPU): 1: where no tile can be empty (no left window edge,
-// no right edge or seqlen_k >= seqlen_q, seqlen_k > 0), the next tile is picked (next_tile: the Q slot's word and PDEC's
-// entry) before the wait for the tile's last QK^T, under that GEMM, instead of after the last block's exponential turn,
-// where its dependent shared-memory reads delay the last PV's issue; elsewhere as 0; 0: after the turn (shipped)
-#ifndef HOPPER_C2_EARLY_PICK_D64
-#define HOPPER_C2_EARLY_PICK_D64 0
-#endif
-// the _c2 kernels with the fused boundary (issue11o, not run on a GPU): 1: which key blocks need the mask is decided from two
-// bounds made once a tile (c2_mask_bounds: n * BN >= the right edge's / tail's bound, or < the left edge's), 3 instructions a
-// block instead of needs_mask's ~20 (the parameters and row0 read again each block); 0: needs_mask (shipped)
-#ifndef HOPPER_C2_MASK_BOUNDS_D64
-#define HOPPER_C2_MASK_BOUNDS_D64 0
 #endif
 // 1: also build the _varlen siblings, hopper_fwd_<dtype>_d<D>_varlen and _d<D>_softcap_varlen (D = 64, 96, 128, 256):
 // each head dim's main / _softcap kernel over packed sequences (hopper_fwd_args' cu_seqlens_q / cu_seqlens_k; manifest
@@ -1099,35 +1074,6 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         }
     };
 
-    // PF0 (HOPPER_PF0_D128): the CTA's first tile (blockIdx.x on either schedule) into L2 before the maps are made:
-    // consumer thread j (0 .. 255) prefetches one row (D * 2 bytes) of Q (j < 128) or of K of the first key block, then
-    // one of V of that block (j < 128) or of K of the next block (the producer's order: Q, K, then V / K)
-    constexpr bool PF0 = HOPPER_PF0_D128 && D == 128 && BN == 128 && TMA && NWG == 2 && !SOFTCAP && !STATIC_SIBLING &&
-                         !VARLEN;
-    if constexpr (PF0) {
-        if ((int)blockIdx.x < num_tiles) {
-            int m_block, h, b;
-            decode((int)blockIdx.x, m_block, h, b);
-            const int m0 = m_block * BM, n_hi = key_blocks(m0), n_lo = key_blocks_lo(m0);
-            if (n_hi > n_lo) {
-                const int j = wg * 128 + tid, r = j % 128, hk = h / a.group;
-                auto pf_row = [&](uint64_t base, int64_t bs, int64_t hs_, int64_t ss, int hh, int row) {
-                    const uint64_t ad = base + 2 * ((int64_t)b * bs + (int64_t)hh * hs_ + (int64_t)row * ss);
-                    // (not cp.async.bulk.prefetch: its address is uniform, so ptxas loops over the lanes)
-#pragma unroll
-                    for (int c = 0; c < D * 2; c += 128) asm volatile("prefetch.global.L2 [%0];" ::"l"(ad + c) : "memory");
-                };
-                const int kr = (n_hi - 1) * BN + r;   // this thread's row of the first key block
-                if (j < 128) {
-                    if (m0 + r < sq) pf_row(a.q, a.q_batch_stride, a.q_head_stride, a.q_seq_stride, h, m0 + r);
-                    if (kr < sk) pf_row(a.v, a.v_batch_stride, a.v_head_stride, a.v_seq_stride, hk, kr);
-                } else {
-                    if (kr < sk) pf_row(a.k, a.k_batch_stride, a.k_head_stride, a.k_seq_stride, hk, kr);
-                    if (n_hi - 2 >= n_lo) pf_row(a.k, a.k_batch_stride, a.k_head_stride, a.k_seq_stride, hk, kr - BN);
-                }
-            }
-        }
-    }
     int t = next_tile();
     if (t < 0) return;
     int row0 = 0, row1 = 0;
@@ -1205,24 +1151,6 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         const int lo_first = r / BM * BM + sk - sq - win_left;  // the tile's first row's first key
         return lo_first <= 0 ? 0 : lo_first / BN;
     };
-    // PMAX64 (HOPPER_PMAX_D64): the d64 kernels with three consumer warpgroups take softmax's row maxima (b0 / b1, from
-    // mx0 / mx1) as four partial maxima a row, as c2_max
-    constexpr bool PMAX64 = HOPPER_PMAX_D64 && D == 64 && DYN_ALL && !C2 && !SOFTCAP && !STATIC_SIBLING && !VARLEN;
-    [[maybe_unused]] auto pmax_rows = [&](float& b0, float& b1) {
-        float p0[4], p1[4];
-#pragma unroll
-        for (int j = 0; j < 4; ++j) {
-            p0[j] = fmaxf(s[4 * j], s[4 * j + 1]);
-            p1[j] = fmaxf(s[4 * j + 2], s[4 * j + 3]);
-        }
-#pragma unroll
-        for (int i = 4; i < BN / 8; ++i) {
-            p0[i % 4] = fmaxf(p0[i % 4], fmaxf(s[4 * i], s[4 * i + 1]));
-            p1[i % 4] = fmaxf(p1[i % 4], fmaxf(s[4 * i + 2], s[4 * i + 3]));
-        }
-        b0 = fmaxf(fmaxf(b0, fmaxf(p0[0], p0[1])), fmaxf(p0[2], p0[3]));
-        b1 = fmaxf(fmaxf(b1, fmaxf(p1[0], p1[1])), fmaxf(p1[2], p1[3]));
-    };
     // online softmax of s (raw scores) for key block n; the rescale factors of O
     auto softmax = [&](int n, bool masked, float& alpha0, float& alpha1) {
         if constexpr (SOFTCAP) softcap_scores();
@@ -1245,14 +1173,10 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             if (win_left >= 0) window_mask_lo(n);
         }
         float b0 = mx0, b1 = mx1;
-        // (two braced ifs: with `if constexpr (PMAX64) ...; else for (...)` nvcc 13.0 also dropped the first shuffle below)
-        if constexpr (PMAX64) pmax_rows(b0, b1);
-        if constexpr (!PMAX64) {
 #pragma unroll
         for (int i = 0; i < BN / 8; ++i) {
             b0 = fmaxf(b0, fmaxf(s[4 * i], s[4 * i + 1]));
             b1 = fmaxf(b1, fmaxf(s[4 * i + 2], s[4 * i + 3]));
-        }
         }
         b0 = fmaxf(b0, __shfl_xor_sync(0xffffffffu, b0, 1));
         b0 = fmaxf(b0, __shfl_xor_sync(0xffffffffu, b0, 2));
@@ -1487,19 +1411,6 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 asm volatile("cp.async.bulk.commit_group;" ::: "memory");
             }
         };
-        // HOPPER_C2_MASK_BOUNDS_D64: the tile's mask bounds (at the loop head, once row0 is set), and whether block n needs the mask
-        // (needs_mask's test: c_hi >= sk, c_hi > w0 + win_right, c_lo < w0 + 15 - win_left, with c_hi = c_lo + BN - 1)
-        int c2_mhi = 0, c2_mlo = 0;
-        [[maybe_unused]] auto c2_mask_bounds = [&]() {
-            const int w0 = row0 - lane / 4 + sk - sq;                 // the warp's first row, in key coordinates
-            const int hi = win_right >= 0 ? min(sk, w0 + win_right + 1) : sk;
-            c2_mhi = hi - (BN - 1);
-            c2_mlo = win_left >= 0 ? w0 + 15 - win_left : -0x7fffffff - 1;
-        };
-        auto c2_masked = [&](int n) {
-            if constexpr (HOPPER_C2_MASK_BOUNDS_D64) return n * BN >= c2_mhi || n * BN < c2_mlo;
-            else return needs_mask(n);
-        };
         // HOPPER_C2_B2B_D64: key block n (its K / V in stage vst, its QK^T in flight) from the wait for its scores to the
         // release of V; with NEXT the QK^T of block n - 1 (stage kst) goes out right behind the PV, and only the PV is
         // waited for.  (Two instances, the last block's without the QK^T: a wgmma under a branch serialises them all.)
@@ -1509,7 +1420,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             reg_fence(s);
             if (lane == 0) mbar_arrive(k_empty(vst));
             float a0, a1, t0, t1;
-            c2_max(n, c2_masked(n), a0, a1);
+            c2_max(n, needs_mask(n), a0, a1);
             sched_sync();
             c2_exp(t0, t1);
             if constexpr (!HOPPER_C2_TURN_D64) sched_arrive();
@@ -1532,27 +1443,6 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         // the d128 _fk siblings' fused turn), the epilogue then runs with that QK^T on the tensor cores.  With no next
         // tile the QK^T still goes out, over the stale Q slot / K stage (its scores are dropped): a wgmma under a
         // branch would serialise them all.
-        // HOPPER_C2_EARLY_PICK_D64: whether no tile can be empty (next_tile then returns the first tile it reads), and the
-        // pick of the tile in the Q slot after qs (next_tile's reads, without its slot advance: the current tile's slot is
-        // released as before, after the wait for its last QK^T)
-        [[maybe_unused]] auto c2_no_empty = [&]() { return win_left < 0 && (win_right < 0 || sk >= sq) && sk > 0; };
-        [[maybe_unused]] auto c2_pick_next = [&]() {
-            const int qn = qs + 1 == QS ? 0 : qs + 1;
-            const uint32_t pn = qs + 1 == QS ? q_phase ^ 1 : q_phase;
-            mbar_wait(q_full(qn), pn);
-            int tn = 0;
-            if (lane == 0) asm volatile("ld.shared.u32 %0, [%1];" : "=r"(tn) : "r"(tile_slot(qn)) : "memory");
-            tn = __shfl_sync(0xffffffffu, tn, 0);
-            if (tn < 0) return -1;
-            int m_block, h, b;
-            if constexpr (PDEC) tile_info_read(qn + QS * (pn & 1), m_block, h, b);
-            else decode(tn, m_block, h, b);
-            cur_m = m_block;   // (DECODE_ONCE: the loop head's; the last block reads its tile's from c2_tile and row0)
-            return tn;
-        };
-        static_assert(!HOPPER_C2_EARLY_PICK_D64 || (HOPPER_C2_FUSE_D64 && DECODE_ONCE && !VARLEN && !TSPLIT),
-                      "HOPPER_C2_EARLY_PICK_D64: the fused boundary, next_tile's reads");
-        static_assert(!HOPPER_C2_MASK_BOUNDS_D64 || HOPPER_C2_FUSE_D64, "HOPPER_C2_MASK_BOUNDS_D64: made in the fused loop only");
         if constexpr (HOPPER_C2_FUSE_D64) {
             static_assert(HOPPER_C2_B2B_D64, "HOPPER_C2_FUSE_D64 builds on HOPPER_C2_B2B_D64's c2_step");
             mbar_wait(q_full(qs), q_phase);
@@ -1562,7 +1452,6 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 const int n_max = key_blocks(tile_m_block(t) * BM);
                 row0 = tile_m_block(t) * BM + wg * WG_ROWS + row_local;
                 row1 = row0 + 8;
-                if constexpr (HOPPER_C2_MASK_BOUNDS_D64) c2_mask_bounds();
 #pragma unroll
                 for (int i = 0; i < DC / 2; ++i) o[i] = 0.f;
                 mx0 = NEG_INF; mx1 = NEG_INF; l0 = 0.f; l1 = 0.f;
@@ -1578,9 +1467,6 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 const int vst = kst;
                 const uint32_t vph = kph;
                 if (++kst == STAGES) { kst = 0; kph ^= 1; }
-                // HOPPER_C2_EARLY_PICK_D64: the next tile picked here, under this tile's last QK^T
-                const bool early = HOPPER_C2_EARLY_PICK_D64 && c2_no_empty();
-                const int t_pick = early ? c2_pick_next() : -1;
                 wgmma_wait<0>();
                 reg_fence(s);
                 if (lane == 0) mbar_arrive(k_empty(vst));
@@ -1589,14 +1475,14 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 q_release();   // every QK^T of this tile is done: the Q slot too
                 if (++qs == QS) { qs = 0; q_phase ^= 1; }
                 float a0, a1, t0, t1;
-                c2_max(n, c2_masked(n), a0, a1);
+                c2_max(n, needs_mask(n), a0, a1);
                 sched_sync();
                 c2_exp(t0, t1);
                 sched_arrive();
                 l0 = l0 * a0 + t0;
                 l1 = l1 * a1 + t1;
                 rescale_o(a0, a1);
-                const int t_next = early ? t_pick : next_tile();   // (its Q slot is qs now; empty tiles zero-filled on the way)
+                const int t_next = next_tile();   // (its Q slot is qs now; empty tiles zero-filled on the way)
                 if (t_next >= 0) {
                     mbar_wait(q_full(qs), q_phase);
                     mbar_wait(k_full(kst), kph);
