@@ -430,6 +430,7 @@ def test_d128_tma_store_and_loop_options():
         if o["head_dim"] != 128:   # (the d64 kernels' epilogue_tma / decode_once: test_d64_tma_store_and_decode_once)
             d64 = {"epilogue_tma", "decode_once"} if o["head_dim"] == 64 else set()
             d64 |= {"desc_add"} if o["name"].endswith("_d64_c2") else set()   # (HOPPER_C2_DESC_D64: call e1)
+            d64 |= {"desc_add"} if o["name"].endswith(("_d64", "_d64_s4")) else set()   # (HOPPER_DESC_ADD_D64: call o1)
             assert not ({"epilogue_tma", "rescale_in_turn", "rescale_vote", "desc_add", "decode_once"} - d64) & set(o), o["name"]
             continue
         store = o["name"].endswith(("_d128", "_d128_static", "_d128_softcap", "_d128_fk"))   # (_softcap, _fk: the main kernel's code)
@@ -450,6 +451,17 @@ def test_d128_decode_once_causal_mark():
     assert marked == sorted(f"fwd_{dt}_d128{s}" for dt in hopper.DTYPES for s in ("", "_fk")), marked
     by = hopper.manifest("sm_90a")["by_name"]
     assert all(by[n].get("decode_once") is True and by[n]["block_n"] == 128 for n in marked)
+
+
+def test_d64_desc_add_and_d128_producer_decode_marks():
+    """Call o1 (2026-11-28): HOPPER_DESC_ADD_D64 marks ``desc_add`` on the three-warpgroup d64 kernels (``_d64``,
+    ``_d64_s4``; ``_c2`` has its own since call e1), none of their ``_static`` / ``_softcap`` / ``_varlen`` siblings;
+    HOPPER_PDEC_D128 marks ``producer_decode`` on the d128 kernel and its ``_fk`` sibling only."""
+    objs = hopper.manifest("sm_90a")["objects"]
+    added = sorted(o["name"] for o in objs if o.get("desc_add") and o["head_dim"] == 64)
+    assert added == sorted(f"fwd_{dt}_d64{s}" for dt in hopper.DTYPES for s in ("", "_s4", "_c2")), added
+    pdec = sorted(o["name"] for o in objs if o.get("producer_decode"))
+    assert pdec == sorted(f"fwd_{dt}_d128{s}" for dt in hopper.DTYPES for s in ("", "_fk")), pdec
 
 
 def test_tma_store_refuses_out_strides_a_tensor_map_cannot_hold():
@@ -633,7 +645,8 @@ def test_build_is_reproducible(tmp_path):
                C2_D64=str(int("fwd_bf16_d64_c2" in by_name)),
                C2_STAGES_D64=str(by_name.get("fwd_bf16_d64_c2", {}).get("stages", 3)),
                C2_DESC_D64=str(int(bool(by_name.get("fwd_bf16_d64_c2", {}).get("desc_add")))),
-               DEC1_CAUSAL_D128=str(int(bool(d128.get("decode_once_causal")))))
+               DEC1_CAUSAL_D128=str(int(bool(d128.get("decode_once_causal")))),
+               DESC_ADD_D64=str(int(bool(d64.get("desc_add")))), PDEC_D128=str(int(bool(d128.get("producer_decode")))))
     r = subprocess.run(["bash", str(ROOT / "scripts" / "build" / "hopper.sh")], env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     assert (tmp_path / "hopper_fwd.cubin").read_bytes() == (CO / "hopper_fwd.cubin").read_bytes()

@@ -40,7 +40,11 @@ K / V stages, recorded as ``stages``; every other fact as the d64 kernel's.  ``h
 buffers, ``c2_stages_d64`` (default 3) K / V stages, the dynamic schedule and the d64 TMA epilogue, no ``wg_skip`` /
 tail split (recorded as ``exp_turn``; ``c2_desc_add_d64`` 1: descriptors by add, recorded as ``desc_add``).  ``dec1_causal_d128`` (0 / 1, default 0:
 HOPPER_DEC1_CAUSAL_D128 with ``decode_once_d128``: the d128 kernel and its ``_fk`` sibling, 128-key blocks, skip next_tile's
-empty-tile decode on causal problems with seqlen_k >= seqlen_q; recorded as ``decode_once_causal``).  ``tail_split_d64`` (0 / 1: the d64 kernels
+empty-tile decode on causal problems with seqlen_k >= seqlen_q; recorded as ``decode_once_causal``).  ``desc_add_d64``
+(0 / 1, default 0: HOPPER_DESC_ADD_D64, the d64 kernels of three consumer warpgroups on the dynamic schedule, ``_d64`` and
+``_d64_s4``, build their wgmma descriptors by adds; recorded as ``desc_add``).  ``pdec_d128`` (0 / 1, default 0:
+HOPPER_PDEC_D128 with ``decode_once_d128``: the d128 kernel and its ``_fk`` sibling, 128-key blocks, TMA, read each tile's
+coordinates from the producer's entry beside the Q slot; recorded as ``producer_decode``).  ``tail_split_d64`` (0 / 1: the d64 kernels
 with ``wg_skip`` and ``dynamic_causal`` split a non-causal last round of few tiles into 64-row pieces,
 HOPPER_TAIL_SPLIT_D64; recorded as ``tail_split``), ``tail_rounds_d64`` (HOPPER_TAIL_ROUNDS_D64, default 8: only problems
 of at most that many rounds of tiles; recorded as ``tail_split_rounds``).  ``hopper_fwd_<dtype>_d96_dyn`` kernels (HOPPER_DYN_D96) are
@@ -107,7 +111,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
                          "epi_smem_d128", "epi_smem_d64", "epi_v4_d128",
                          "epi_tma_d128", "rescale_in_turn_d128", "rescale_vote_d128", "desc_add_d128", "decode_once_d128", "wg_skip_d64",
                          "window", "epi_tma_d64", "decode_once_d64", "s4_stages_d64", "tail_split_d64", "tail_rounds_d64",
-                         "c2_stages_d64", "c2_desc_add_d64", "dec1_causal_d128"}
+                         "c2_stages_d64", "c2_desc_add_d64", "dec1_causal_d128", "desc_add_d64", "pdec_d128"}
     if unknown:
         raise SystemExit(f"make_manifest: unknown option(s) {sorted(unknown)}")
     qs = {64: int(q_stages), 96: 2, 128: int(kv.get("q_stages_d128", q_stages)), 256: 1}
@@ -217,6 +221,14 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
         if (d == 128 and bn == 128 and m[3] in (None, "_fk") and not m[4] and not m[5]
                 and kv.get("decode_once_d128", "0") == "1" and kv.get("dec1_causal_d128", "0") == "1"):
             objects[-1]["decode_once_causal"] = True
+        # HOPPER_DESC_ADD_D64 (fwd_body's DESC64): the d64 kernels of three consumer warpgroups on the dynamic schedule
+        if d == 64 and m[3] in (None, "_s4") and not m[4] and not m[5] and dyn and kv.get("desc_add_d64", "0") == "1":
+            objects[-1]["desc_add"] = True
+        # HOPPER_PDEC_D128 (fwd_body's PDEC128): the d128 kernel and its _fk sibling (128-key blocks, TMA, decode once) take
+        # each tile's (m_block, head, batch) from the producer's entry beside the Q slot
+        if (d == 128 and bn == 128 and m[3] in (None, "_fk") and not m[4] and not m[5] and uses_tma
+                and kv.get("decode_once_d128", "0") == "1" and kv.get("pdec_d128", "0") == "1"):
+            objects[-1]["producer_decode"] = True
         if l2_section_kb:
             objects[-1]["l2_section_kb"] = l2_section_kb
             if l2_section_mode:
