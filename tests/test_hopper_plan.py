@@ -454,7 +454,7 @@ def test_d128_decode_once_causal_mark():
 
 
 def test_d64_desc_add_and_d128_producer_decode_marks():
-    """Call o1 (2026-11-28): HOPPER_DESC_ADD_D64 marks ``desc_add`` on the three-warpgroup d64 kernels (``_d64``,
+    """Call o1 (2026-11-27, session 3): HOPPER_DESC_ADD_D64 marks ``desc_add`` on the three-warpgroup d64 kernels (``_d64``,
     ``_d64_s4``; ``_c2`` has its own since call e1), none of their ``_static`` / ``_softcap`` / ``_varlen`` siblings;
     HOPPER_PDEC_D128 marks ``producer_decode`` on the d128 kernel and its ``_fk`` sibling only."""
     objs = hopper.manifest("sm_90a")["objects"]

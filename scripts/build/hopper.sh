@@ -59,7 +59,7 @@ C2_STAGES_D64=${C2_STAGES_D64:-3}   # K / V stages of the _c2 kernels
 C2_DESC_D64=${C2_DESC_D64:-1}       # 1: the _c2 kernels' wgmma descriptors as the tile's plus a constant (0 before 2026-11-27's call e1)
 FK_D128=${FK_D128:-1}           # 1: also the hopper_fwd_<dtype>_d128_fk kernels (fused last turn, K ahead of V; none before 2026-11-27)
 DEC1_CAUSAL_D128=${DEC1_CAUSAL_D128:-1}   # 1: the d128 / _fk consumers skip next_tile's empty-tile decode on causal problems with seqlen_k >= seqlen_q (0 before issue11n)
-DESC_ADD_D64=${DESC_ADD_D64:-1}     # 1: the three-warpgroup d64 kernels (_d64, _d64_s4) build their wgmma descriptors by adds (0 before 2026-11-28's call o1)
+DESC_ADD_D64=${DESC_ADD_D64:-1}     # 1: the three-warpgroup d64 kernels (_d64, _d64_s4) build their wgmma descriptors by adds (0 before call o1, 2026-11-27 session 3)
 PDEC_D128=${PDEC_D128:-1}           # 1: the d128 / _fk producer writes each tile's (m_block, head, batch) beside its Q slot for the consumers (0 before call o1)
 UDIV_D64=${UDIV_D64:-1}         # 1: the d64 kernels (not _varlen) decode tile indices with unsigned divisions (0: signed, before 2026-11-27)
 VARLEN_SIBLINGS=${VARLEN_SIBLINGS:-1}     # 1: also the hopper_fwd_<dtype>_d<D>[_softcap]_varlen kernels (cu_seqlens; none before issue11h)

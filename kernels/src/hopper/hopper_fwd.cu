@@ -276,10 +276,11 @@
 // (m_block, head, batch) into a 16-byte entry per Q slot (bars + 160 + 16 * slot) just before that tile's Q load, on
 // either schedule (causal: dynamic, non-causal: static), and lane 0 of each consumer warp reads it at the loop head
 // and passes it on by shuffles, instead of every thread decoding the tile index (integer divisions; fwd_body: PDEC128);
-// 0: they decode (shipped).  The same pattern as the tile_slot word: lane 0's read is before its own q_empty arrival
-// for that slot (4 * NWG arrivals, unchanged), which the producer waits for before it writes the slot's next entry
+// 0: they decode (before call o1).  The same pattern as the tile_slot word: lane 0's read is before its own q_empty
+// arrival for that slot (4 * NWG arrivals, unchanged), which the producer waits for before it writes the slot's next
+// entry.  H100 call o1 (issue11p), same run: 1.010x on the _fk / d128 rows (geomean), bf16 racecheck clean
 #ifndef HOPPER_PDEC_D128
-#define HOPPER_PDEC_D128 0
+#define HOPPER_PDEC_D128 1
 #endif
 // 1: also build hopper_fwd_<dtype>_d64_c2 (when the d64 kernels load with TMA and take the dynamic schedule): d64 in
 // cuDNN's shape (issue11j): 128-row tiles of two consumer warpgroups at setmaxnreg 40 / 232, one key block at a time
@@ -320,11 +321,11 @@
 #define HOPPER_C2_ILV_D64 1
 #endif
 // the d64 kernels with three consumer warpgroups (hopper_fwd_<dtype>_d64 and _d64_s4; not the _static / _softcap / _varlen
-// siblings) (issue11o, not run on a GPU): 1: wgmma descriptors as the tile's plus a constant (desc_add, as
-// HOPPER_DESC_ADD_D128 / HOPPER_C2_DESC_D64): in their SASS the 12 descriptors of a key block (LOP3 / SHF / IMAD / R2UR,
-// ~150 of the steady block's 518 instructions) are built whole ahead of each GEMM turn; 0: built whole (shipped)
+// siblings) (issue11o): 1: wgmma descriptors as the tile's plus a constant (desc_add, as HOPPER_DESC_ADD_D128 /
+// HOPPER_C2_DESC_D64; the steady key block 518 -> 468 SASS instructions, bf16; H100 call o1, same run: 1.039-1.051x at
+// 2048-8192); 0: the 12 descriptors of a key block (LOP3 / SHF / IMAD / R2UR) built whole ahead of each GEMM turn
 #ifndef HOPPER_DESC_ADD_D64
-#define HOPPER_DESC_ADD_D64 0
+#define HOPPER_DESC_ADD_D64 1
 #endif
 // 1: also build the _varlen siblings, hopper_fwd_<dtype>_d<D>_varlen and _d<D>_softcap_varlen (D = 64, 96, 128, 256):
 // each head dim's main / _softcap kernel over packed sequences (hopper_fwd_args' cu_seqlens_q / cu_seqlens_k; manifest
