@@ -282,6 +282,13 @@
 #ifndef HOPPER_PDEC_D128
 #define HOPPER_PDEC_D128 1
 #endif
+// the d128 kernel and its _fk sibling (as HOPPER_PDEC_D128's set): the softmax's dependent chains cut short (helper r;
+// the _c2 kernels' partial maxima): 1: each row's max over the block in four partial maxima (chains of BN / 32 fmax
+// instead of one of BN / 8; the same values); 2: and the row sums in two partial sums (a different rounding order of
+// l); 0: one chain each (shipped)
+#ifndef HOPPER_SMX_TREE_D128
+#define HOPPER_SMX_TREE_D128 0
+#endif
 // 1: also build hopper_fwd_<dtype>_d64_c2 (when the d64 kernels load with TMA and take the dynamic schedule): d64 in
 // cuDNN's shape (issue11j): 128-row tiles of two consumer warpgroups at setmaxnreg 40 / 232, one key block at a time
 // (QK^T and PV each waited at once), the ping-pong turn around the exponentials only (fwd_body: C2); the d64 kernel's
@@ -1153,6 +1160,8 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         return lo_first <= 0 ? 0 : lo_first / BN;
     };
     // online softmax of s (raw scores) for key block n; the rescale factors of O
+    // SMX_TREE (HOPPER_SMX_TREE_D128): the row maxima in four partial chains (1), and the row sums in two (2)
+    constexpr int SMX_TREE = D == 128 && BN == 128 && TMA && !SOFTCAP && !STATIC_SIBLING && !VARLEN ? HOPPER_SMX_TREE_D128 : 0;
     auto softmax = [&](int n, bool masked, float& alpha0, float& alpha1) {
         if constexpr (SOFTCAP) softcap_scores();
         if (masked) {
@@ -1174,10 +1183,28 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             if (win_left >= 0) window_mask_lo(n);
         }
         float b0 = mx0, b1 = mx1;
+        if constexpr (SMX_TREE >= 1) {   // four partial maxima a row (HOPPER_SMX_TREE_D128)
+            float x0 = fmaxf(s[0], s[1]), y0 = fmaxf(s[4], s[5]), z0 = fmaxf(s[8], s[9]), w0 = fmaxf(s[12], s[13]);
+            float x1 = fmaxf(s[2], s[3]), y1 = fmaxf(s[6], s[7]), z1 = fmaxf(s[10], s[11]), w1 = fmaxf(s[14], s[15]);
 #pragma unroll
-        for (int i = 0; i < BN / 8; ++i) {
-            b0 = fmaxf(b0, fmaxf(s[4 * i], s[4 * i + 1]));
-            b1 = fmaxf(b1, fmaxf(s[4 * i + 2], s[4 * i + 3]));
+            for (int i = 4; i < BN / 8; i += 4) {
+                x0 = fmaxf(x0, fmaxf(s[4 * i], s[4 * i + 1]));
+                x1 = fmaxf(x1, fmaxf(s[4 * i + 2], s[4 * i + 3]));
+                y0 = fmaxf(y0, fmaxf(s[4 * i + 4], s[4 * i + 5]));
+                y1 = fmaxf(y1, fmaxf(s[4 * i + 6], s[4 * i + 7]));
+                z0 = fmaxf(z0, fmaxf(s[4 * i + 8], s[4 * i + 9]));
+                z1 = fmaxf(z1, fmaxf(s[4 * i + 10], s[4 * i + 11]));
+                w0 = fmaxf(w0, fmaxf(s[4 * i + 12], s[4 * i + 13]));
+                w1 = fmaxf(w1, fmaxf(s[4 * i + 14], s[4 * i + 15]));
+            }
+            b0 = fmaxf(fmaxf(b0, fmaxf(x0, y0)), fmaxf(z0, w0));
+            b1 = fmaxf(fmaxf(b1, fmaxf(x1, y1)), fmaxf(z1, w1));
+        } else {   // (braces: nvcc took `else #pragma unroll for` as a scope over the statements after the loop)
+#pragma unroll
+            for (int i = 0; i < BN / 8; ++i) {
+                b0 = fmaxf(b0, fmaxf(s[4 * i], s[4 * i + 1]));
+                b1 = fmaxf(b1, fmaxf(s[4 * i + 2], s[4 * i + 3]));
+            }
         }
         b0 = fmaxf(b0, __shfl_xor_sync(0xffffffffu, b0, 1));
         b0 = fmaxf(b0, __shfl_xor_sync(0xffffffffu, b0, 2));
@@ -1190,14 +1217,34 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         mx0 = b0;
         mx1 = b1;
         float t0 = 0.f, t1 = 0.f;
+        if constexpr (SMX_TREE >= 2) {   // two partial sums a row (HOPPER_SMX_TREE_D128 2)
+            float e0 = 0.f, f0 = 0.f, e1 = 0.f, f1 = 0.f;   // even / odd 8-column groups
 #pragma unroll
-        for (int i = 0; i < BN / 8; ++i) {
-            s[4 * i] = ex2(fmaf(s[4 * i], sl2, -ms0));
-            s[4 * i + 1] = ex2(fmaf(s[4 * i + 1], sl2, -ms0));
-            s[4 * i + 2] = ex2(fmaf(s[4 * i + 2], sl2, -ms1));
-            s[4 * i + 3] = ex2(fmaf(s[4 * i + 3], sl2, -ms1));
-            t0 += s[4 * i] + s[4 * i + 1];
-            t1 += s[4 * i + 2] + s[4 * i + 3];
+            for (int i = 0; i < BN / 8; ++i) {
+                s[4 * i] = ex2(fmaf(s[4 * i], sl2, -ms0));
+                s[4 * i + 1] = ex2(fmaf(s[4 * i + 1], sl2, -ms0));
+                s[4 * i + 2] = ex2(fmaf(s[4 * i + 2], sl2, -ms1));
+                s[4 * i + 3] = ex2(fmaf(s[4 * i + 3], sl2, -ms1));
+                if (i % 2 == 0) {
+                    e0 += s[4 * i] + s[4 * i + 1];
+                    e1 += s[4 * i + 2] + s[4 * i + 3];
+                } else {
+                    f0 += s[4 * i] + s[4 * i + 1];
+                    f1 += s[4 * i + 2] + s[4 * i + 3];
+                }
+            }
+            t0 = e0 + f0;
+            t1 = e1 + f1;
+        } else {
+#pragma unroll
+            for (int i = 0; i < BN / 8; ++i) {
+                s[4 * i] = ex2(fmaf(s[4 * i], sl2, -ms0));
+                s[4 * i + 1] = ex2(fmaf(s[4 * i + 1], sl2, -ms0));
+                s[4 * i + 2] = ex2(fmaf(s[4 * i + 2], sl2, -ms1));
+                s[4 * i + 3] = ex2(fmaf(s[4 * i + 3], sl2, -ms1));
+                t0 += s[4 * i] + s[4 * i + 1];
+                t1 += s[4 * i + 2] + s[4 * i + 3];
+            }
         }
         l0 = l0 * alpha0 + t0;
         l1 = l1 * alpha1 + t1;
