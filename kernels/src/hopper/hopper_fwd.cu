@@ -282,12 +282,12 @@
 #ifndef HOPPER_PDEC_D128
 #define HOPPER_PDEC_D128 1
 #endif
-// the d128 kernel and its _fk sibling (as HOPPER_PDEC_D128's set): the softmax's dependent chains cut short (helper r;
-// the _c2 kernels' partial maxima): 1: each row's max over the block in four partial maxima (chains of BN / 32 fmax
-// instead of one of BN / 8; the same values); 2: and the row sums in two partial sums (a different rounding order of
-// l); 0: one chain each (shipped)
+// the d128 kernel and its _fk sibling (as HOPPER_PDEC_D128's set; helper r, issue11r): 1: softmax's row max over a key
+// block in four partial maxima (chains of BN / 32 fmax instead of one of BN / 8; the same values, as the _c2 kernels'
+// c2_max; H100 call r2, same run: 1.007-1.032x non-causal 512-4096, 1.000-1.005x causal, geomean 1.013); 0: one chain
+// (before call r2).  (Two partial row sums as well lost in r2, 1.007: notes/logs/h100-hopper-2026-11-27-r-sums.patch)
 #ifndef HOPPER_SMX_TREE_D128
-#define HOPPER_SMX_TREE_D128 0
+#define HOPPER_SMX_TREE_D128 1
 #endif
 // 1: also build hopper_fwd_<dtype>_d64_c2 (when the d64 kernels load with TMA and take the dynamic schedule): d64 in
 // cuDNN's shape (issue11j): 128-row tiles of two consumer warpgroups at setmaxnreg 40 / 232, one key block at a time
@@ -1160,7 +1160,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         return lo_first <= 0 ? 0 : lo_first / BN;
     };
     // online softmax of s (raw scores) for key block n; the rescale factors of O
-    // SMX_TREE (HOPPER_SMX_TREE_D128): the row maxima in four partial chains (1), and the row sums in two (2)
+    // SMX_TREE (HOPPER_SMX_TREE_D128): the row maxima in four partial chains
     constexpr int SMX_TREE = D == 128 && BN == 128 && TMA && !SOFTCAP && !STATIC_SIBLING && !VARLEN ? HOPPER_SMX_TREE_D128 : 0;
     auto softmax = [&](int n, bool masked, float& alpha0, float& alpha1) {
         if constexpr (SOFTCAP) softcap_scores();
@@ -1217,34 +1217,14 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         mx0 = b0;
         mx1 = b1;
         float t0 = 0.f, t1 = 0.f;
-        if constexpr (SMX_TREE >= 2) {   // two partial sums a row (HOPPER_SMX_TREE_D128 2)
-            float e0 = 0.f, f0 = 0.f, e1 = 0.f, f1 = 0.f;   // even / odd 8-column groups
 #pragma unroll
-            for (int i = 0; i < BN / 8; ++i) {
-                s[4 * i] = ex2(fmaf(s[4 * i], sl2, -ms0));
-                s[4 * i + 1] = ex2(fmaf(s[4 * i + 1], sl2, -ms0));
-                s[4 * i + 2] = ex2(fmaf(s[4 * i + 2], sl2, -ms1));
-                s[4 * i + 3] = ex2(fmaf(s[4 * i + 3], sl2, -ms1));
-                if (i % 2 == 0) {
-                    e0 += s[4 * i] + s[4 * i + 1];
-                    e1 += s[4 * i + 2] + s[4 * i + 3];
-                } else {
-                    f0 += s[4 * i] + s[4 * i + 1];
-                    f1 += s[4 * i + 2] + s[4 * i + 3];
-                }
-            }
-            t0 = e0 + f0;
-            t1 = e1 + f1;
-        } else {
-#pragma unroll
-            for (int i = 0; i < BN / 8; ++i) {
-                s[4 * i] = ex2(fmaf(s[4 * i], sl2, -ms0));
-                s[4 * i + 1] = ex2(fmaf(s[4 * i + 1], sl2, -ms0));
-                s[4 * i + 2] = ex2(fmaf(s[4 * i + 2], sl2, -ms1));
-                s[4 * i + 3] = ex2(fmaf(s[4 * i + 3], sl2, -ms1));
-                t0 += s[4 * i] + s[4 * i + 1];
-                t1 += s[4 * i + 2] + s[4 * i + 3];
-            }
+        for (int i = 0; i < BN / 8; ++i) {
+            s[4 * i] = ex2(fmaf(s[4 * i], sl2, -ms0));
+            s[4 * i + 1] = ex2(fmaf(s[4 * i + 1], sl2, -ms0));
+            s[4 * i + 2] = ex2(fmaf(s[4 * i + 2], sl2, -ms1));
+            s[4 * i + 3] = ex2(fmaf(s[4 * i + 3], sl2, -ms1));
+            t0 += s[4 * i] + s[4 * i + 1];
+            t1 += s[4 * i + 2] + s[4 * i + 3];
         }
         l0 = l0 * alpha0 + t0;
         l1 = l1 * alpha1 + t1;
