@@ -332,11 +332,6 @@
 #ifndef HOPPER_C2_DEFER_D64
 #define HOPPER_C2_DEFER_D64 0
 #endif
-// the _c2 kernels' right-edge mask (issue11q): 1: col >= lim as 8 i + e >= lim - c0 (ISETP against immediates, no column
-// adds); 0: the columns computed, then compared
-#ifndef HOPPER_C2_MASK_IMM_D64
-#define HOPPER_C2_MASK_IMM_D64 0
-#endif
 // the d64 kernels with three consumer warpgroups (hopper_fwd_<dtype>_d64 and _d64_s4; not the _static / _softcap / _varlen
 // siblings) (issue11o, not run on a GPU): 1: wgmma descriptors as the tile's plus a constant (desc_add, as
 // HOPPER_DESC_ADD_D128 / HOPPER_C2_DESC_D64): in their SASS the 12 descriptors of a key block (LOP3 / SHF / IMAD / R2UR,
@@ -1325,17 +1320,6 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                     lim1 = min(sk, row1 + sk - sq + 1 + win_right);
                 }
                 const int c0 = n * BN + 2 * (lane % 4);
-                if constexpr (HOPPER_C2_MASK_IMM_D64) {   // col >= lim  <=>  8 i + e >= lim - c0: compares with immediates
-                    const int d0 = lim0 - c0, d1 = lim1 - c0;
-#pragma unroll
-                    for (int i = 0; i < BN / 8; ++i) {
-#pragma unroll
-                        for (int e = 0; e < 2; ++e) {
-                            if (8 * i + e >= d0) s[4 * i + e] = NEG_INF;
-                            if (8 * i + e >= d1) s[4 * i + 2 + e] = NEG_INF;
-                        }
-                    }
-                } else {
 #pragma unroll
                 for (int i = 0; i < BN / 8; ++i) {
 #pragma unroll
@@ -1344,7 +1328,6 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                         if (col >= lim0) s[4 * i + e] = NEG_INF;
                         if (col >= lim1) s[4 * i + 2 + e] = NEG_INF;
                     }
-                }
                 }
                 if (win_left >= 0) window_mask_lo(n);
             }
