@@ -327,6 +327,19 @@
 #ifndef HOPPER_C2_ILV_D64
 #define HOPPER_C2_ILV_D64 1
 #endif
+// the _c2 kernels' tile boundary (issue11q, fused path): 1: the tile's last PV goes out before next_tile (the next tile's
+// pick, Q / K waits), which then runs under that PV, with the next tile's first QK^T right behind it; l's sums, 1 / l
+// and the LSE stores run between that QK^T's issue and the PV's wait; 0: next_tile, PV, QK^T, then the whole epilogue
+// after the PV's wait
+#ifndef HOPPER_C2_PV_FIRST_D64
+#define HOPPER_C2_PV_FIRST_D64 0
+#endif
+// the _c2 kernels' epilogue (issue11q, fused path): 1: after the last PV's wait only O * (1 / l) packed to 16 registers;
+// its stmatrix, proxy fence and TMA store run in the next key block's PV wait (this warpgroup's next c2_step or last
+// block; after the loop for the CTA's last tile); 0: all of it at once, before the next tile's first score wait
+#ifndef HOPPER_C2_DEFER_D64
+#define HOPPER_C2_DEFER_D64 0
+#endif
 // the d64 kernels with three consumer warpgroups (hopper_fwd_<dtype>_d64 and _d64_s4; not the _static / _softcap / _varlen
 // siblings) (issue11o): 1: wgmma descriptors as the tile's plus a constant (desc_add, as HOPPER_DESC_ADD_D128 /
 // HOPPER_C2_DESC_D64; the steady key block 518 -> 468 SASS instructions, bf16; H100 call o1, same run: 1.039-1.051x at
@@ -1402,6 +1415,63 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             if constexpr (PDEC) tile_info_read(qs + QS * (q_phase & 1), cm, ch, cb);
             else decode(t, cm, ch, cb);
         };
+        // HOPPER_C2_DEFER_D64: this warp's packed O rows of the last tile (stmatrix x4 order) and their TMA row /
+        // head / batch, stored in the next key block's PV wait (c2_flush) while c2_pend
+        [[maybe_unused]] uint32_t po[D / 4];
+        [[maybe_unused]] int prow = 0, phd = 0, pbt = 0;
+        [[maybe_unused]] bool c2_pend = false;
+        [[maybe_unused]] float inv0 = 0.f, inv1 = 0.f;
+        // l's row sums, 1 / l and the LSE (HOPPER_C2_PV_FIRST_D64: before the last PV's wait)
+        [[maybe_unused]] auto c2_lse = [&](int ch, int cb) {
+            l0 += __shfl_xor_sync(0xffffffffu, l0, 1);
+            l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
+            l1 += __shfl_xor_sync(0xffffffffu, l1, 1);
+            l1 += __shfl_xor_sync(0xffffffffu, l1, 2);
+            inv0 = l0 > 0.f ? 1.f / l0 : 0.f;
+            inv1 = l1 > 0.f ? 1.f / l1 : 0.f;
+            if (a.lse && lane % 4 == 0) {
+                float* lse_ptr = lse_base(cb, ch);
+                if (row0 < sq) lse_ptr[row0] = l0 > 0.f ? (mx0 * sl2 + __log2f(l0)) * LN2 : NEG_INF;
+                if (row1 < sq) lse_ptr[row1] = l1 > 0.f ? (mx1 * sl2 + __log2f(l1)) * LN2 : NEG_INF;
+            }
+        };
+        // O * (1 / l) into po (after the last PV's wait)
+        [[maybe_unused]] auto c2_pack = [&](int cm, int ch, int cb) {
+#pragma unroll
+            for (int i = 0; i < D / 8; i += 2) {
+                po[2 * i] = E::pack(o[4 * i] * inv0, o[4 * i + 1] * inv0);
+                po[2 * i + 1] = E::pack(o[4 * i + 2] * inv1, o[4 * i + 3] * inv1);
+                po[2 * i + 2] = E::pack(o[4 * i + 4] * inv0, o[4 * i + 5] * inv0);
+                po[2 * i + 3] = E::pack(o[4 * i + 6] * inv1, o[4 * i + 7] * inv1);
+            }
+            prow = cm * BM + wg * WG_ROWS + warp * 16;
+            phd = ch;
+            pbt = cb;
+            c2_pend = true;
+        };
+        // po into this warp's 16 rows of the staging buffer, out with one TMA store
+        [[maybe_unused]] auto c2_flush = [&]() {
+            if (lane == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+            __syncwarp();
+            const uint32_t so = sO + wg * (WG_ROWS * DS * 2);
+            const int mj = lane / 8;
+            const int sr = warp * 16 + (mj & 1) * 8 + lane % 8;
+#pragma unroll
+            for (int i = 0; i < D / 8; i += 2) {
+                const int cg = i + (mj >> 1);
+                const uint32_t addr = so + sr * 128 + ((cg ^ (sr & 7)) << 4);
+                asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
+                             ::"r"(addr), "r"(po[2 * i]), "r"(po[2 * i + 1]), "r"(po[2 * i + 2]), "r"(po[2 * i + 3])
+                             : "memory");
+            }
+            asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+            __syncwarp();
+            if (lane == 0) {
+                tma_store(map_slot() + 384, so + warp * (16 * 128), 0, prow, phd, pbt);
+                asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+            }
+            c2_pend = false;
+        };
         auto c2_epilogue = [&](int cm, int ch, int cb) {
             l0 += __shfl_xor_sync(0xffffffffu, l0, 1);
             l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
@@ -1462,6 +1532,9 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 issue_qk(sK + kst * KV_BYTES);
             }
             if constexpr (HOPPER_C2_TURN_D64) sched_arrive();
+            if constexpr (HOPPER_C2_DEFER_D64 && HOPPER_C2_FUSE_D64 && NEXT) {
+                if (c2_pend) c2_flush();
+            }
             if constexpr (NEXT) wgmma_wait<1>();
             else wgmma_wait<0>();
             reg_fence(o);
@@ -1510,22 +1583,38 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 l0 = l0 * a0 + t0;
                 l1 = l1 * a1 + t1;
                 rescale_o(a0, a1);
+                if constexpr (HOPPER_C2_PV_FIRST_D64) {   // the PV first, next_tile under it
+                    mbar_wait(v_full(vst), vph);
+                    issue_pv(sV + vst * KV_BYTES);
+                }
                 const int t_next = next_tile();   // (its Q slot is qs now; empty tiles zero-filled on the way)
                 if (t_next >= 0) {
                     mbar_wait(q_full(qs), q_phase);
                     mbar_wait(k_full(kst), kph);
                 }
-                mbar_wait(v_full(vst), vph);
-                issue_pv(sV + vst * KV_BYTES);
+                if constexpr (!HOPPER_C2_PV_FIRST_D64) {
+                    mbar_wait(v_full(vst), vph);
+                    issue_pv(sV + vst * KV_BYTES);
+                }
                 issue_qk(sK + kst * KV_BYTES);
+                if constexpr (HOPPER_C2_PV_FIRST_D64 || HOPPER_C2_DEFER_D64) c2_lse(ch, cb);
+                if constexpr (HOPPER_C2_DEFER_D64) {
+                    if (c2_pend) c2_flush();
+                }
                 wgmma_wait<1>();
                 reg_fence(o);
                 if (lane == 0) mbar_arrive(v_empty(vst));
-                c2_epilogue(cm, ch, cb);   // (row0 / row1, l, mx: still this tile's)
+                if constexpr (HOPPER_C2_DEFER_D64) c2_pack(cm, ch, cb);
+                else if constexpr (HOPPER_C2_PV_FIRST_D64) {
+                    c2_pack(cm, ch, cb);
+                    c2_flush();
+                }
+                else c2_epilogue(cm, ch, cb);   // (row0 / row1, l, mx: still this tile's)
                 t = t_next;
                 if (t < 0) {
                     wgmma_wait<0>();
                     reg_fence(s);
+                    if constexpr (HOPPER_C2_DEFER_D64) c2_flush();
                     break;
                 }
             }
