@@ -454,7 +454,7 @@ def test_d128_decode_once_causal_mark():
 
 
 def test_d64_desc_add_and_d128_producer_decode_marks():
-    """Calls o1 / r2 (2026-11-27, session 3): HOPPER_DESC_ADD_D64 marks ``desc_add`` on the three-warpgroup d64 kernels (``_d64``,
+    """Calls o1 / r2 / q2 (2026-11-27, session 3): HOPPER_DESC_ADD_D64 marks ``desc_add`` on the three-warpgroup d64 kernels (``_d64``,
     ``_d64_s4``; ``_c2`` has its own since call e1), none of their ``_static`` / ``_softcap`` / ``_varlen`` siblings;
     HOPPER_PDEC_D128 marks ``producer_decode`` on the d128 kernel and its ``_fk`` sibling only."""
     objs = hopper.manifest("sm_90a")["objects"]
@@ -465,6 +465,9 @@ def test_d64_desc_add_and_d128_producer_decode_marks():
     # call r2 (helper r): HOPPER_SMX_TREE_D128 marks ``max_tree`` on the same two d128 kernels, no other
     tree = sorted(o["name"] for o in objs if o.get("max_tree"))
     assert tree == pdec, tree
+    # call q2 (helper-37): HOPPER_C2_DEFER_D64 marks ``deferred_store`` on the _c2 kernels only
+    defer = sorted(o["name"] for o in objs if o.get("deferred_store"))
+    assert defer == sorted(f"fwd_{dt}_d64_c2" for dt in hopper.DTYPES), defer
 
 
 def test_tma_store_refuses_out_strides_a_tensor_map_cannot_hold():
@@ -650,7 +653,8 @@ def test_build_is_reproducible(tmp_path):
                C2_DESC_D64=str(int(bool(by_name.get("fwd_bf16_d64_c2", {}).get("desc_add")))),
                DEC1_CAUSAL_D128=str(int(bool(d128.get("decode_once_causal")))),
                DESC_ADD_D64=str(int(bool(d64.get("desc_add")))), PDEC_D128=str(int(bool(d128.get("producer_decode")))),
-               SMX_TREE_D128=str(int(bool(d128.get("max_tree")))))
+               SMX_TREE_D128=str(int(bool(d128.get("max_tree")))),
+               C2_DEFER_D64=str(int(bool(by_name.get("fwd_bf16_d64_c2", {}).get("deferred_store")))))
     r = subprocess.run(["bash", str(ROOT / "scripts" / "build" / "hopper.sh")], env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     assert (tmp_path / "hopper_fwd.cubin").read_bytes() == (CO / "hopper_fwd.cubin").read_bytes()

@@ -330,15 +330,18 @@
 // the _c2 kernels' tile boundary (issue11q, fused path): 1: the tile's last PV goes out before next_tile (the next tile's
 // pick, Q / K waits), which then runs under that PV, with the next tile's first QK^T right behind it; l's sums, 1 / l
 // and the LSE stores run between that QK^T's issue and the PV's wait; 0: next_tile, PV, QK^T, then the whole epilogue
-// after the PV's wait
+// after the PV's wait.  (H100 calls q1 / q2: alone 0.982x; with HOPPER_C2_DEFER_D64 1.029-1.030x, the same as DEFER alone,
+// so it stays 0)
 #ifndef HOPPER_C2_PV_FIRST_D64
 #define HOPPER_C2_PV_FIRST_D64 0
 #endif
 // the _c2 kernels' epilogue (issue11q, fused path): 1: after the last PV's wait only O * (1 / l) packed to 16 registers;
 // its stmatrix, proxy fence and TMA store run in the next key block's PV wait (this warpgroup's next c2_step or last
-// block; after the loop for the CTA's last tile); 0: all of it at once, before the next tile's first score wait
+// block; after the loop for the CTA's last tile); 0: all of it at once, before the next tile's first score wait (before
+// call q1).  H100 calls q1 / q2 (helper-37), same run: 1.028x / 1.029x the previous _c2 over six d64 rows at 512-1024
+// (1.006-1.040x a row); out and LSE bit for bit the previous build's
 #ifndef HOPPER_C2_DEFER_D64
-#define HOPPER_C2_DEFER_D64 0
+#define HOPPER_C2_DEFER_D64 1
 #endif
 // the d64 kernels with three consumer warpgroups (hopper_fwd_<dtype>_d64 and _d64_s4; not the _static / _softcap / _varlen
 // siblings) (issue11o): 1: wgmma descriptors as the tile's plus a constant (desc_add, as HOPPER_DESC_ADD_D128 /

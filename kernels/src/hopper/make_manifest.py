@@ -46,7 +46,8 @@ empty-tile decode on causal problems with seqlen_k >= seqlen_q; recorded as ``de
 HOPPER_PDEC_D128 with ``decode_once_d128``: the d128 kernel and its ``_fk`` sibling, 128-key blocks, TMA, read each tile's
 coordinates from the producer's entry beside the Q slot; recorded as ``producer_decode``).  ``smx_tree_d128`` (0 / 1, default 0:
 HOPPER_SMX_TREE_D128, the d128 kernel and its ``_fk`` sibling, 128-key blocks, TMA, take each row max of a key block in
-four partial chains; recorded as ``max_tree``).  ``tail_split_d64`` (0 / 1: the d64 kernels
+four partial chains; recorded as ``max_tree``).  ``c2_defer_d64`` (0 / 1, default 0: HOPPER_C2_DEFER_D64, the ``_c2``
+kernels store each tile's O during the next key block's PV wait; recorded as ``deferred_store``).  ``tail_split_d64`` (0 / 1: the d64 kernels
 with ``wg_skip`` and ``dynamic_causal`` split a non-causal last round of few tiles into 64-row pieces,
 HOPPER_TAIL_SPLIT_D64; recorded as ``tail_split``), ``tail_rounds_d64`` (HOPPER_TAIL_ROUNDS_D64, default 8: only problems
 of at most that many rounds of tiles; recorded as ``tail_split_rounds``).  ``hopper_fwd_<dtype>_d96_dyn`` kernels (HOPPER_DYN_D96) are
@@ -113,7 +114,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
                          "epi_smem_d128", "epi_smem_d64", "epi_v4_d128",
                          "epi_tma_d128", "rescale_in_turn_d128", "rescale_vote_d128", "desc_add_d128", "decode_once_d128", "wg_skip_d64",
                          "window", "epi_tma_d64", "decode_once_d64", "s4_stages_d64", "tail_split_d64", "tail_rounds_d64",
-                         "c2_stages_d64", "c2_desc_add_d64", "dec1_causal_d128", "desc_add_d64", "pdec_d128", "smx_tree_d128"}
+                         "c2_stages_d64", "c2_desc_add_d64", "dec1_causal_d128", "desc_add_d64", "pdec_d128", "smx_tree_d128", "c2_defer_d64"}
     if unknown:
         raise SystemExit(f"make_manifest: unknown option(s) {sorted(unknown)}")
     qs = {64: int(q_stages), 96: 2, 128: int(kv.get("q_stages_d128", q_stages)), 256: 1}
@@ -216,6 +217,8 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
             objects[-1]["exp_turn"] = True
             if kv.get("c2_desc_add_d64", "0") == "1":   # HOPPER_C2_DESC_D64: descriptors by add, as the d128 kernels'
                 objects[-1]["desc_add"] = True
+            if kv.get("c2_defer_d64", "0") == "1":   # HOPPER_C2_DEFER_D64: a tile's O stored in the next block's PV wait
+                objects[-1]["deferred_store"] = True
         if m[3] == "_fk":
             objects[-1]["fused_turn"] = objects[-1]["k_ahead"] = True
         # HOPPER_DEC1_CAUSAL_D128 (fwd_body's DEC1C): the d128 kernel and its _fk sibling with 128-key blocks skip next_tile's
