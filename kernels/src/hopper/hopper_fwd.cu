@@ -355,10 +355,15 @@
 // 1: a never-taken branch (on a zero ptxas cannot see, ANDed with the new row sums) between the softmax and that wait,
 // so the wait stays behind the 64 exponentials (FA3's intra-warpgroup overlap); 2: the branch on the new row maxima
 // instead (only the max under the PV; V's stage released earlier).  The arithmetic is unchanged.  For the d128 kernel
-// and _fk (HOPPER_SMX_TREE_D128's set).  0: as before.  (The same fence in the three-warpgroup d64 kernel,
-// after all or only 2 / 4 / 8 of its 16 column groups, spilled 8 bytes at 160 registers: make_manifest refuses it)
+// and _fk (HOPPER_SMX_TREE_D128's set).  0: as before.
+// HOPPER_PV_LATE_D64: the same for the three-warpgroup d64 kernels (_d64, _d64_s4; HOPPER_DESC_ADD_D64's set); only 2
+// fits their 160 registers (1, and a branch after 2 / 4 / 8 of the 16 column groups, spilled 8 bytes: make_manifest
+// refuses the build)
 #ifndef HOPPER_PV_LATE_D128
 #define HOPPER_PV_LATE_D128 0
+#endif
+#ifndef HOPPER_PV_LATE_D64
+#define HOPPER_PV_LATE_D64 0
 #endif
 // 1: also build the _varlen siblings, hopper_fwd_<dtype>_d<D>_varlen and _d<D>_softcap_varlen (D = 64, 96, 128, 256):
 // each head dim's main / _softcap kernel over packed sequences (hopper_fwd_args' cu_seqlens_q / cu_seqlens_k; manifest
@@ -1185,8 +1190,10 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         const int lo_first = r / BM * BM + sk - sq - win_left;  // the tile's first row's first key
         return lo_first <= 0 ? 0 : lo_first / BN;
     };
-    // PV_LATE (HOPPER_PV_LATE_D128): a never-taken branch on the new row sums (1) / maxima (2) before the PV wait
-    constexpr int PV_LATE = D == 128 && BN == 128 && TMA && !SOFTCAP && !STATIC_SIBLING && !VARLEN ? HOPPER_PV_LATE_D128 : 0;
+    // PV_LATE (HOPPER_PV_LATE_D128 / _D64): a never-taken branch on the new row sums (1) / maxima (2) before the PV wait
+    constexpr int PV_LATE = D == 128 && BN == 128 && TMA && !SOFTCAP && !STATIC_SIBLING && !VARLEN ? HOPPER_PV_LATE_D128
+                            : D == 64 && DYN_ALL && !C2 && !SOFTCAP && !STATIC_SIBLING && !VARLEN ? HOPPER_PV_LATE_D64
+                                                                                                  : 0;
     [[maybe_unused]] auto pv_late_fence = [&](float x, float y) {
         const uint32_t z = (uint32_t)a.heads_q >> 31;   // 0 at run time (heads_q > 0), unknown to the compiler
         if ((__float_as_uint(x) | __float_as_uint(y)) & z) asm volatile("membar.cta;" ::: "memory");
