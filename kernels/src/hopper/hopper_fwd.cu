@@ -364,6 +364,21 @@
 #ifndef HOPPER_DESC_ADD_D64
 #define HOPPER_DESC_ADD_D64 1
 #endif
+// issue11t (helper-40): ptxas (nvcc 13.0) issues the d128 steady loop's PV wait (wgmma_wait<0>, WARPGROUP.DEPBAR.LE
+// gsb0, 0x0) right behind the QK^T wait, ahead of the row max, so a warpgroup's softmax never runs under its own PV GEMM.
+// 1: a never-taken branch (on a zero ptxas cannot see, ANDed with the new row sums) between the softmax and that wait,
+// so the wait stays behind the 64 exponentials (FA3's intra-warpgroup overlap); 2: the branch on the new row maxima
+// instead (only the max under the PV; V's stage released earlier).  The arithmetic is unchanged.  For the d128 kernel
+// and _fk (HOPPER_SMX_TREE_D128's set).  0: as before.
+// HOPPER_PV_LATE_D64: the same for the three-warpgroup d64 kernels (_d64, _d64_s4; HOPPER_DESC_ADD_D64's set); only 2
+// fits their 160 registers (1, and a branch after 2 / 4 / 8 of the 16 column groups, spilled 8 bytes: make_manifest
+// refuses the build)
+#ifndef HOPPER_PV_LATE_D128
+#define HOPPER_PV_LATE_D128 0
+#endif
+#ifndef HOPPER_PV_LATE_D64
+#define HOPPER_PV_LATE_D64 0
+#endif
 // 1: also build the _varlen siblings, hopper_fwd_<dtype>_d<D>_varlen and _d<D>_softcap_varlen (D = 64, 96, 128, 256):
 // each head dim's main / _softcap kernel over packed sequences (hopper_fwd_args' cu_seqlens_q / cu_seqlens_k; manifest
 // "varlen"); the d128 ones store O from the staging buffer with row stores (a TMA store would write past a sequence's
@@ -1206,6 +1221,14 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         const int lo_first = r / BM * BM + sk - sq - win_left;  // the tile's first row's first key
         return lo_first <= 0 ? 0 : lo_first / BN;
     };
+    // PV_LATE (HOPPER_PV_LATE_D128 / _D64): a never-taken branch on the new row sums (1) / maxima (2) before the PV wait
+    constexpr int PV_LATE = D == 128 && BN == 128 && TMA && !SOFTCAP && !STATIC_SIBLING && !VARLEN ? HOPPER_PV_LATE_D128
+                            : D == 64 && DYN_ALL && !C2 && !SOFTCAP && !STATIC_SIBLING && !VARLEN ? HOPPER_PV_LATE_D64
+                                                                                                  : 0;
+    [[maybe_unused]] auto pv_late_fence = [&](float x, float y) {
+        const uint32_t z = (uint32_t)a.heads_q >> 31;   // 0 at run time (heads_q > 0), unknown to the compiler
+        if ((__float_as_uint(x) | __float_as_uint(y)) & z) asm volatile("membar.cta;" ::: "memory");
+    };
     // online softmax of s (raw scores) for key block n; the rescale factors of O
     // SMX_TREE (HOPPER_SMX_TREE_D128): the row maxima in four partial chains
     constexpr int SMX_TREE = D == 128 && BN == 128 && TMA && !SOFTCAP && !STATIC_SIBLING && !VARLEN ? HOPPER_SMX_TREE_D128 : 0;
@@ -1259,6 +1282,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         b1 = fmaxf(b1, __shfl_xor_sync(0xffffffffu, b1, 2));
         const float ms0 = b0 == NEG_INF ? 0.f : b0 * sl2;
         const float ms1 = b1 == NEG_INF ? 0.f : b1 * sl2;
+        if constexpr (PV_LATE == 2) pv_late_fence(ms0, ms1);   // (also in a tile's first block: harmless)
         alpha0 = ex2(mx0 * sl2 - ms0);
         alpha1 = ex2(mx1 * sl2 - ms1);
         mx0 = b0;
@@ -1869,6 +1893,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             if (lane == 0) mbar_arrive(k_empty(kst));
             float a0, a1;
             softmax(n, needs_mask(n), a0, a1);
+            if constexpr (PV_LATE == 1) pv_late_fence(l0, l1);
             wgmma_wait<0>();
             reg_fence(o);
             if (lane == 0) mbar_arrive(v_empty(vst));
