@@ -240,7 +240,7 @@ def interleaved(impls: dict, rounds: int, flops: float, n_sets: int, rep_ms: flo
     out: dict = {}
     for n, t in res.items():
         if "err" in t:
-            print(f"  {n} failed on {where}: {t['err'][len('timing failed: '):][:200]}", flush=True)
+            print(f"  {n} failed on {where}: {t['err'].removeprefix('timing failed: ')[:200]}", flush=True)
             out[n] = None
             continue
         out[n] = flops / (t["ms"] * 1e-3) / 1e12

@@ -70,6 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="cases per family and arch in the emulated sweep (default 12)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(fn=_cmd_check)
+    from .bench import TIMINGS   # (torch is imported only when a bench runs)
+
     s = sub.add_parser("bench", help="time mha_fwd against the peers present on this GPU",
                        description="Time mha_fwd against the attention implementations present on this GPU (torch SDPA backends, flash_attn); writes a JSON and a PNG and prints a table. Needs torch and a GPU.")
     s.add_argument("--shapes", default="default", help="'default', 'quick', or a JSON list of [b,hq,hk,sq,sk,d,causal]")
@@ -78,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--peers", default="flash,cudnn,efficient,flash_attn", help="peers to time where present")
     s.add_argument("--rounds", type=int, default=3,
                    help="interleaved timing rounds per shape (ours and the peers take turns; the median is reported)")
-    s.add_argument("--timing", default="paired", choices=["paired", "rounds"],
+    s.add_argument("--timing", default=TIMINGS[0], choices=TIMINGS,
                    help="paired (default): ours and the peers alternate call by call, under the same clocks; "
                         "rounds: each timed alone in turn")
     s.add_argument("--plot", metavar="RESULTS_JSON", help="only plot a results JSON from an earlier run (needs matplotlib)")
