@@ -221,23 +221,22 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
                 objects[-1]["deferred_store"] = True
         if m[3] == "_fk":
             objects[-1]["fused_turn"] = objects[-1]["k_ahead"] = True
-        # HOPPER_DEC1_CAUSAL_D128 (fwd_body's DEC1C): the d128 kernel and its _fk sibling with 128-key blocks skip next_tile's
-        # decode on causal problems with seqlen_k >= seqlen_q too
-        if (d == 128 and bn == 128 and m[3] in (None, "_fk") and not m[4] and not m[5]
-                and kv.get("decode_once_d128", "0") == "1" and kv.get("dec1_causal_d128", "0") == "1"):
+        # the d128 kernel and its _fk sibling with 128-key blocks (not _bn176 / _softcap / _varlen / _static): the kernels
+        # of fwd_body's DEC1C, PDEC128 and SMX_TREE
+        d128_main = d == 128 and bn == 128 and m[3] in (None, "_fk") and not m[4] and not m[5]
+        on = lambda key: kv.get(key, "0") == "1"
+        # HOPPER_DEC1_CAUSAL_D128 (DEC1C): next_tile's decode skipped on causal problems with seqlen_k >= seqlen_q too
+        if d128_main and on("decode_once_d128") and on("dec1_causal_d128"):
             objects[-1]["decode_once_causal"] = True
         # HOPPER_DESC_ADD_D64 (fwd_body's DESC64): the d64 kernels of three consumer warpgroups on the dynamic schedule
-        if d == 64 and m[3] in (None, "_s4") and not m[4] and not m[5] and dyn and kv.get("desc_add_d64", "0") == "1":
+        if d == 64 and m[3] in (None, "_s4") and not m[4] and not m[5] and dyn and on("desc_add_d64"):
             objects[-1]["desc_add"] = True
-        # HOPPER_PDEC_D128 (fwd_body's PDEC128): the d128 kernel and its _fk sibling (128-key blocks, TMA, decode once) take
-        # each tile's (m_block, head, batch) from the producer's entry beside the Q slot
-        if (d == 128 and bn == 128 and m[3] in (None, "_fk") and not m[4] and not m[5] and uses_tma
-                and kv.get("decode_once_d128", "0") == "1" and kv.get("pdec_d128", "0") == "1"):
+        # HOPPER_PDEC_D128 (PDEC128, TMA and decode once): each tile's (m_block, head, batch) from the producer's entry
+        # beside the Q slot
+        if d128_main and uses_tma and on("decode_once_d128") and on("pdec_d128"):
             objects[-1]["producer_decode"] = True
-        # HOPPER_SMX_TREE_D128 (fwd_body's SMX_TREE): the d128 kernel and its _fk sibling (128-key blocks, TMA) take each row
-        # max of a key block in four partial chains
-        if (d == 128 and bn == 128 and m[3] in (None, "_fk") and not m[4] and not m[5] and uses_tma
-                and kv.get("smx_tree_d128", "0") == "1"):
+        # HOPPER_SMX_TREE_D128 (SMX_TREE, TMA): each row max of a key block in four partial chains
+        if d128_main and uses_tma and on("smx_tree_d128"):
             objects[-1]["max_tree"] = True
         if l2_section_kb:
             objects[-1]["l2_section_kb"] = l2_section_kb
