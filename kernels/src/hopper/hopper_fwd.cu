@@ -305,7 +305,7 @@
 #ifndef HOPPER_C2_B2B_D64
 #define HOPPER_C2_B2B_D64 1
 #endif
-// the _c2 kernels: 1: the tile boundary fused (fwd_body; an experiment, not run on a GPU); 0: not (shipped)
+// the _c2 kernels: 1: the tile boundary fused (fwd_body; shipped since issue11k, call d4); 0: not
 #ifndef HOPPER_C2_FUSE_D64
 #define HOPPER_C2_FUSE_D64 1
 #endif
@@ -326,14 +326,6 @@
 // H100 call m2, same run: 1.000-1.021x the shipped _c2 at 512-1024, geomean 1.012); 0: as before issue11m
 #ifndef HOPPER_C2_ILV_D64
 #define HOPPER_C2_ILV_D64 1
-#endif
-// the _c2 kernels' tile boundary (issue11q, fused path): 1: the tile's last PV goes out before next_tile (the next tile's
-// pick, Q / K waits), which then runs under that PV, with the next tile's first QK^T right behind it; l's sums, 1 / l
-// and the LSE stores run between that QK^T's issue and the PV's wait; 0: next_tile, PV, QK^T, then the whole epilogue
-// after the PV's wait.  (H100 calls q1 / q2: alone 0.982x; with HOPPER_C2_DEFER_D64 1.029-1.030x, the same as DEFER alone,
-// so it stays 0)
-#ifndef HOPPER_C2_PV_FIRST_D64
-#define HOPPER_C2_PV_FIRST_D64 0
 #endif
 // the _c2 kernels' epilogue (issue11q, fused path): 1: after the last PV's wait only O * (1 / l) packed to 16 registers;
 // its stmatrix, proxy fence and TMA store run in the next key block's PV wait (this warpgroup's next c2_step or last
@@ -1574,7 +1566,6 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             }
             convert_p();
         };
-        // O / l into this warp's 16 rows of the staging buffer (stmatrix), out with one TMA store (EPI_TMA64's epilogue)
         // the current tile's (m_block, head, batch), before its Q slot is released: PDEC's entry, else decoded
         auto c2_tile = [&](int& cm, int& ch, int& cb) {
             if constexpr (PDEC) tile_info_read(qs + QS * (q_phase & 1), cm, ch, cb);
@@ -1586,7 +1577,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         [[maybe_unused]] int prow = 0, phd = 0, pbt = 0;
         [[maybe_unused]] bool c2_pend = false;
         [[maybe_unused]] float inv0 = 0.f, inv1 = 0.f;
-        // l's row sums, 1 / l and the LSE (HOPPER_C2_PV_FIRST_D64: before the last PV's wait)
+        // l's row sums, 1 / l and the LSE (HOPPER_C2_DEFER_D64: before the last PV's wait)
         [[maybe_unused]] auto c2_lse = [&](int ch, int cb) {
             l0 += __shfl_xor_sync(0xffffffffu, l0, 1);
             l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
@@ -1637,42 +1628,12 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             }
             c2_pend = false;
         };
+        // O / l into this warp's 16 rows of the staging buffer (stmatrix), out with one TMA store (EPI_TMA64's
+        // epilogue), all at once (HOPPER_C2_DEFER_D64 0, and the unfused boundary)
         auto c2_epilogue = [&](int cm, int ch, int cb) {
-            l0 += __shfl_xor_sync(0xffffffffu, l0, 1);
-            l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
-            l1 += __shfl_xor_sync(0xffffffffu, l1, 1);
-            l1 += __shfl_xor_sync(0xffffffffu, l1, 2);
-            const float inv0 = l0 > 0.f ? 1.f / l0 : 0.f;
-            const float inv1 = l1 > 0.f ? 1.f / l1 : 0.f;
-            if (a.lse && lane % 4 == 0) {
-                float* lse_ptr = lse_base(cb, ch);
-                if (row0 < sq) lse_ptr[row0] = l0 > 0.f ? (mx0 * sl2 + __log2f(l0)) * LN2 : NEG_INF;
-                if (row1 < sq) lse_ptr[row1] = l1 > 0.f ? (mx1 * sl2 + __log2f(l1)) * LN2 : NEG_INF;
-            }
-            // this warp's last TMA store has read its rows
-            if (lane == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
-            __syncwarp();
-            const uint32_t so = sO + wg * (WG_ROWS * DS * 2);
-            const int mj = lane / 8;
-            const int sr = warp * 16 + (mj & 1) * 8 + lane % 8;          // the row this lane addresses
-#pragma unroll
-            for (int i = 0; i < D / 8; i += 2) {
-                const int cg = i + (mj >> 1);                              // its 8-column group
-                const uint32_t addr = so + sr * 128 + ((cg ^ (sr & 7)) << 4);
-                const uint32_t r0 = E::pack(o[4 * i] * inv0, o[4 * i + 1] * inv0);
-                const uint32_t r1 = E::pack(o[4 * i + 2] * inv1, o[4 * i + 3] * inv1);
-                const uint32_t r2 = E::pack(o[4 * i + 4] * inv0, o[4 * i + 5] * inv0);
-                const uint32_t r3 = E::pack(o[4 * i + 6] * inv1, o[4 * i + 7] * inv1);
-                asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
-                             ::"r"(addr), "r"(r0), "r"(r1), "r"(r2), "r"(r3) : "memory");
-            }
-            // the stmatrix writes (generic proxy) before the TMA's reads (async proxy); rows >= sq are not written
-            asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-            __syncwarp();
-            if (lane == 0) {
-                tma_store(map_slot() + 384, so + warp * (16 * 128), 0, cm * BM + wg * WG_ROWS + warp * 16, ch, cb);
-                asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-            }
+            c2_lse(ch, cb);
+            c2_pack(cm, ch, cb);
+            c2_flush();
         };
         // HOPPER_C2_B2B_D64: key block n (its K / V in stage vst, its QK^T in flight) from the wait for its scores to the
         // release of V; with NEXT the QK^T of block n - 1 (stage kst) goes out right behind the PV, and only the PV is
@@ -1706,7 +1667,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             reg_fence(o);
             if (lane == 0) mbar_arrive(v_empty(vst));
         };
-        // HOPPER_C2_FUSE_D64 (not run on a GPU): a tile's last PV and the next tile's first QK^T go out back to back (as
+        // HOPPER_C2_FUSE_D64: a tile's last PV and the next tile's first QK^T go out back to back (as
         // the d128 _fk siblings' fused turn), the epilogue then runs with that QK^T on the tensor cores.  With no next
         // tile the QK^T still goes out, over the stale Q slot / K stage (its scores are dropped): a wgmma under a
         // branch would serialise them all.
@@ -1750,21 +1711,15 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 l0 = l0 * a0 + t0;
                 l1 = l1 * a1 + t1;
                 rescale_o(a0, a1);
-                if constexpr (HOPPER_C2_PV_FIRST_D64) {   // the PV first, next_tile under it
-                    mbar_wait(v_full(vst), vph);
-                    issue_pv(sV + vst * KV_BYTES);
-                }
                 const int t_next = next_tile();   // (its Q slot is qs now; empty tiles zero-filled on the way)
                 if (t_next >= 0) {
                     mbar_wait(q_full(qs), q_phase);
                     mbar_wait(k_full(kst), kph);
                 }
-                if constexpr (!HOPPER_C2_PV_FIRST_D64) {
-                    mbar_wait(v_full(vst), vph);
-                    issue_pv(sV + vst * KV_BYTES);
-                }
+                mbar_wait(v_full(vst), vph);
+                issue_pv(sV + vst * KV_BYTES);
                 issue_qk(sK + kst * KV_BYTES);
-                if constexpr (HOPPER_C2_PV_FIRST_D64 || HOPPER_C2_DEFER_D64) c2_lse(ch, cb);
+                if constexpr (HOPPER_C2_DEFER_D64) c2_lse(ch, cb);
                 if constexpr (HOPPER_C2_DEFER_D64) {
                     if (c2_pend) c2_flush();
                 }
@@ -1772,10 +1727,6 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 reg_fence(o);
                 if (lane == 0) mbar_arrive(v_empty(vst));
                 if constexpr (HOPPER_C2_DEFER_D64) c2_pack(cm, ch, cb);
-                else if constexpr (HOPPER_C2_PV_FIRST_D64) {
-                    c2_pack(cm, ch, cb);
-                    c2_flush();
-                }
                 else c2_epilogue(cm, ch, cb);   // (row0 / row1, l, mx: still this tile's)
                 t = t_next;
                 if (t < 0) {
