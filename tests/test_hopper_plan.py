@@ -454,7 +454,7 @@ def test_d128_decode_once_causal_mark():
 
 
 def test_d64_desc_add_and_d128_producer_decode_marks():
-    """Calls o1 / r2 / q2 (2026-11-27, session 3): HOPPER_DESC_ADD_D64 marks ``desc_add`` on the three-warpgroup d64 kernels (``_d64``,
+    """Calls o1 / r2 / q2 (2026-11-27, session 3) and st (session 4): HOPPER_DESC_ADD_D64 marks ``desc_add`` on the three-warpgroup d64 kernels (``_d64``,
     ``_d64_s4``; ``_c2`` has its own since call e1), none of their ``_static`` / ``_softcap`` / ``_varlen`` siblings;
     HOPPER_PDEC_D128 marks ``producer_decode`` on the d128 kernel and its ``_fk`` sibling only."""
     objs = hopper.manifest("sm_90a")["objects"]
@@ -468,6 +468,10 @@ def test_d64_desc_add_and_d128_producer_decode_marks():
     # call q2 (helper-37): HOPPER_C2_DEFER_D64 marks ``deferred_store`` on the _c2 kernels only
     defer = sorted(o["name"] for o in objs if o.get("deferred_store"))
     assert defer == sorted(f"fwd_{dt}_d64_c2" for dt in hopper.DTYPES), defer
+    # call st (session 4): HOPPER_PV_LATE_D64 = 2 marks ``pv_late`` 2 on the desc_add d64 kernels (_d64, _d64_s4) only
+    late = sorted(o["name"] for o in objs if o.get("pv_late"))
+    assert late == sorted(f"fwd_{dt}_d64{s}" for dt in hopper.DTYPES for s in ("", "_s4")), late
+    assert {o["pv_late"] for o in objs if o.get("pv_late")} == {2}
 
 
 def test_tma_store_refuses_out_strides_a_tensor_map_cannot_hold():
@@ -654,7 +658,8 @@ def test_build_is_reproducible(tmp_path):
                DEC1_CAUSAL_D128=str(int(bool(d128.get("decode_once_causal")))),
                DESC_ADD_D64=str(int(bool(d64.get("desc_add")))), PDEC_D128=str(int(bool(d128.get("producer_decode")))),
                SMX_TREE_D128=str(int(bool(d128.get("max_tree")))),
-               C2_DEFER_D64=str(int(bool(by_name.get("fwd_bf16_d64_c2", {}).get("deferred_store")))))
+               C2_DEFER_D64=str(int(bool(by_name.get("fwd_bf16_d64_c2", {}).get("deferred_store")))),
+               PV_LATE_D64=str(d64.get("pv_late", 0)))
     r = subprocess.run(["bash", str(ROOT / "scripts" / "build" / "hopper.sh")], env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     assert (tmp_path / "hopper_fwd.cubin").read_bytes() == (CO / "hopper_fwd.cubin").read_bytes()
@@ -897,15 +902,16 @@ def test_s4_sibling_runs_where_the_gate_says(shape, causal):
     p = problem(b=b, sq=s, sk=s, hq=h, hk=hk, d=64, causal=causal)
     lo, hi = hopper.S4_SIBLING_D64.get(causal, (0, -1))
     static = hopper._runs_static_sibling(p)
-    c2 = hopper._in_sibling_range(hopper.C2_SIBLING_D64, 64, p)   # (the _c2 sibling comes first: issue11j)
+    # (the _c2 sibling comes first: issue11j; also on few rounds of 132 SMs: call st)
+    c2 = hopper._in_sibling_range(hopper.C2_SIBLING_D64, 64, p) or hopper._c2_few_rounds(p, by, 132)
     want = "fwd_bf16_d64" + ("_c2" if c2 else "_static" if static else "_s4" if lo <= s <= hi else "")
-    assert hopper.kernel_name(p, by) == want
+    assert hopper.kernel_name(p, by, 132) == want
     (pl,) = hopper.plan(p, "sm_90a", 132, 1)
     assert pl.kernel == by[want]["kernel"] and pl.shared_mem == by[want]["shared"]
     for d in (128, 96, 256):   # other head dims never
         assert not hopper.kernel_name(problem(b=b, sq=s, sk=s, hq=h, hk=hk, d=d, causal=causal), by).endswith("_s4")
     names = {k: v for k, v in by.items() if not k.endswith("_s4")}   # a manifest without it: the d64 kernel
-    assert hopper.kernel_name(p, names) == "fwd_bf16_d64" + ("_c2" if c2 else "_static" if static else "")
+    assert hopper.kernel_name(p, names, 132) == "fwd_bf16_d64" + ("_c2" if c2 else "_static" if static else "")
 
 
 # ----------------------------------------------------------------------------- d128 _fk sibling (issue11i)
@@ -988,8 +994,9 @@ def test_c2_sibling_runs_where_the_gate_says(shape, causal):
     lo, hi = hopper.C2_SIBLING_D64[causal]
     lo4, hi4 = hopper.S4_SIBLING_D64.get(causal, (0, -1))
     other = "_static" if hopper._runs_static_sibling(p) else "_s4" if lo4 <= s <= hi4 else ""
-    want = "fwd_bf16_d64" + ("_c2" if lo <= s <= hi else other)
-    assert hopper.kernel_name(p, by) == want
+    few = not causal and b * h * -(-s // by["fwd_bf16_d64"]["block_m"]) <= hopper.C2_FEW_ROUNDS_D64 * 132
+    want = "fwd_bf16_d64" + ("_c2" if lo <= s <= hi or few else other)
+    assert hopper.kernel_name(p, by, 132) == want
     (pl,) = hopper.plan(p, "sm_90a", 132, 1)
     obj = by[want]
     assert pl.kernel == obj["kernel"] and pl.shared_mem == obj["shared"] and pl.block == (obj["threads"], 1, 1)
@@ -999,5 +1006,30 @@ def test_c2_sibling_runs_where_the_gate_says(shape, causal):
         assert not hopper.kernel_name(problem(b=b, sq=s, sk=s, hq=h, hk=hk, d=d, causal=causal), by).endswith("_c2")
     assert hopper.kernel_name(dataclasses.replace(p, softcap=30.0), by) == "fwd_bf16_d64_softcap"
     names = {k: v for k, v in by.items() if not k.endswith("_c2")}
-    assert hopper.kernel_name(p, names) == "fwd_bf16_d64" + other
+    assert hopper.kernel_name(p, names, 132) == "fwd_bf16_d64" + other
+
+
+@pytest.mark.parametrize("shape, cu, want_c2", [((1, 4, 4, 8192), 132, True), ((2, 8, 8, 4096), 132, True),
+                                                ((1, 2, 2, 40000), 132, True), ((1, 8, 8, 32768), 132, False),
+                                                ((8, 32, 32, 2048), 132, False), ((1, 8, 8, 32768), 400, True),
+                                                ((2, 8, 8, 4096), None, False), ((2, 8, 8, 4096), 66, False)])
+def test_c2_sibling_on_few_rounds(shape, cu, want_c2):
+    """Call st (2026-11-27, session 4): a non-causal d64 problem above C2_SIBLING_D64's range runs ``_c2`` where the
+    d64 kernel's 192-row tiles fill at most C2_FEW_ROUNDS_D64 rounds of ``compute_units`` SMs (unknown SMs: no); never a
+    causal one; 0 turns the rule off; gate and plan pick the same kernel."""
+    b, h, hk, s = shape
+    by = hopper.manifest("sm_90a")["by_name"]
+    p = problem(b=b, sq=s, sk=s, hq=h, hk=hk, d=64, causal=False)
+    assert s > hopper.C2_SIBLING_D64[False][1]
+    rounds = b * h * -(-s // by["fwd_bf16_d64"]["block_m"]) / cu if cu else None
+    assert want_c2 == (rounds is not None and rounds <= hopper.C2_FEW_ROUNDS_D64), rounds
+    assert hopper.kernel_name(p, by, cu).endswith("_c2") == want_c2
+    if cu:
+        (pl,) = hopper.plan(p, "sm_90a", cu, 1)
+        assert (pl.kernel == by["fwd_bf16_d64_c2"]["kernel"]) == want_c2
+    assert not hopper.kernel_name(dataclasses.replace(p, causal=True), by, cu).endswith("_c2")
+    assert not hopper.kernel_name(dataclasses.replace(p, softcap=30.0), by, cu).endswith("_c2")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(hopper, "C2_FEW_ROUNDS_D64", 0)
+        assert not hopper.kernel_name(p, by, cu).endswith("_c2")
 

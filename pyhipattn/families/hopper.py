@@ -268,6 +268,24 @@ C2_SIBLING_D64: dict[bool, tuple[int, int]] = {
     False: (0, 1024),
 }
 
+#: Non-causal d64 problems (not softcap, not varlen) above :data:`C2_SIBLING_D64`'s range also run the ``_c2`` sibling
+#: where the d64 kernel's tiles (192 rows) fill at most this many rounds of the GPU's compute units: there 128-row tiles
+#: leave less of the last round idle.  H100, bf16, call st (2026-11-27, session 4), one paired run of 5 rounds, ``_c2``
+#: / the d64 kernel (the d64 kernel built without HOPPER_PV_LATE_D64; with it, 1.005-1.024x faster in the same run):
+#: 1.173x at 1x8192 h4 (1.30 rounds), 1.078x at 2x4096 h8 (2.67), 1.055x at 1x40000 h2 (3.17); 0.997x at 1x32768 h8
+#: (10.4 rounds), 0.954-0.987x at 21 rounds.  0 turns the rule off.
+C2_FEW_ROUNDS_D64: float = 4.0
+
+
+def _c2_few_rounds(p: Problem, names, compute_units: int | None) -> bool:
+    """Whether non-causal d64 ``p`` is a :data:`C2_FEW_ROUNDS_D64` problem on ``compute_units`` SMs (None: unknown, no)."""
+    name = variant_name(p.dtype, 64)
+    if p.causal or p.head_dim != 64 or not compute_units or name not in names:
+        return False
+    bm = names[name]["block_m"] if isinstance(names, dict) else 192
+    tiles = p.batch * p.heads_q * -(-p.seqlen_q // bm)
+    return tiles <= C2_FEW_ROUNDS_D64 * compute_units
+
 
 def _runs_static_sibling(p: Problem) -> bool:
     lo, hi, kv_max = STATIC_SIBLING_CAUSAL.get(p.head_dim, (0, -1, 0))
@@ -275,12 +293,13 @@ def _runs_static_sibling(p: Problem) -> bool:
     return p.causal and lo <= p.seqlen_k <= hi and kv <= kv_max
 
 
-def kernel_name(p: Problem, names) -> str:
+def kernel_name(p: Problem, names, compute_units: int | None = None) -> str:
     """The manifest name of the kernel that runs ``p`` among ``names``: ``fwd_<dtype>_d<D>``, its
     ``_bn176`` sibling for long non-causal problems (:data:`WIDE_BLOCK_NONCAUSAL`), or its ``_dyn``
     / ``_static`` sibling for causal ones (:data:`DYN_SIBLING_CAUSAL`, :data:`STATIC_SIBLING_CAUSAL`), the d64 ``_s4``
     sibling where :data:`S4_SIBLING_D64` says, the d128 ``_fk`` sibling where :data:`FK_SIBLING_D128` says, the d64 ``_c2``
-    sibling where :data:`C2_SIBLING_D64` says (before ``_static`` / ``_s4``);
+    sibling where :data:`C2_SIBLING_D64` says or, on ``compute_units`` SMs, :data:`C2_FEW_ROUNDS_D64` (before ``_static`` /
+    ``_s4``);
     softcap problems: ``fwd_<dtype>_d<D>_softcap``; varlen problems ``fwd_<dtype>_d<D>[_softcap]_varlen`` (whether or not
     ``names`` has it: :func:`gate` checks), causal ones without softcap ``fwd_<dtype>_d<D>_dyn_varlen`` where ``names``
     has it (d96: the dynamic causal schedule, as ``_dyn`` on uniform batches)."""
@@ -297,7 +316,7 @@ def kernel_name(p: Problem, names) -> str:
     lo, hi = DYN_SIBLING_CAUSAL.get(p.head_dim, (0, -1))
     if p.causal and lo <= p.seqlen_k <= hi and name + "_dyn" in names:
         return name + "_dyn"
-    if _in_sibling_range(C2_SIBLING_D64, 64, p) and name + "_c2" in names:
+    if (_in_sibling_range(C2_SIBLING_D64, 64, p) or _c2_few_rounds(p, names, compute_units)) and name + "_c2" in names:
         return name + "_c2"
     if _runs_static_sibling(p) and name + "_static" in names:
         return name + "_static"
@@ -441,9 +460,10 @@ def gate(problem: Problem, arch: str, compute_units: int | None = None, force: b
     why = check_problem(problem)
     if why:
         return why
-    obj = m["by_name"].get(kernel_name(problem, m["by_name"]))
+    name = kernel_name(problem, m["by_name"], compute_units)
+    obj = m["by_name"].get(name)
     if obj is None:
-        return f"kernel {kernel_name(problem, m['by_name'])} is not in kernels/co/{a}/hopper_manifest.json"
+        return f"kernel {name} is not in kernels/co/{a}/hopper_manifest.json"
     if problem.varlen and not obj.get("varlen"):
         return f"varlen: kernel {obj['name']} in kernels/co/{a}/hopper_manifest.json is not a _varlen kernel"
     if problem.has_window and not obj.get("window"):
@@ -469,7 +489,7 @@ def plan(problem: Problem, arch: str, compute_units: int, num_splits: int) -> li
     if p.seqlen_q == 0 or p.batch == 0 or p.heads_q == 0:
         return []
     by_name = manifest(a)["by_name"]
-    obj = by_name[kernel_name(p, by_name)]
+    obj = by_name[kernel_name(p, by_name, compute_units)]
     bm = obj["block_m"]
     m_blocks = -(-p.seqlen_q // bm)
     tiles = m_blocks * p.heads_q * p.batch

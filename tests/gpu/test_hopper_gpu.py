@@ -193,6 +193,7 @@ def test_hopper_static_siblings(monkeypatch, b, sq, sk, hq, hk, dtype, d, grid_c
         pytest.skip(f"the shipped cubin has no d{d} _static sibling")
     monkeypatch.setitem(hopper.STATIC_SIBLING_CAUSAL, d, (0, 1 << 30, 1 << 62))
     monkeypatch.setattr(hopper, "C2_SIBLING_D64", {})   # (the d64 _c2 sibling comes first where its rule applies)
+    monkeypatch.setattr(hopper, "C2_FEW_ROUNDS_D64", 0)   # (nor on few rounds of tiles: call st)
     case = dict(b=b, sq=sq, sk=sk, hq=hq, hk=hk, d=d, dv=d, dtype=dtype, feature="causal+lse", window=(-1, -1),
                 seed=900 + sq)
     why = sweep.check_case(case, mha_fwd=hopper_mha_fwd(grid_cap))
@@ -227,6 +228,7 @@ def test_hopper_d64_tail_split(monkeypatch, b, sq, sk, hq, hk, cap, dtype, suffi
     assert _tail_split(tiles, cap, by[name]["block_m"] // 64, by[name]["tail_split_rounds"]), (tiles, cap)
     monkeypatch.setitem(hopper.S4_SIBLING_D64, False, (0, 1 << 30) if suffix else (0, -1))
     monkeypatch.setattr(hopper, "C2_SIBLING_D64", {})   # (the _c2 sibling, which has no tail split, comes first)
+    monkeypatch.setattr(hopper, "C2_FEW_ROUNDS_D64", 0)   # (nor on few rounds of tiles: call st)
     torch.manual_seed(sq + cap)
     dt = torch.bfloat16 if dtype == "bf16" else torch.float16
     q = torch.randn(b, sq, hq, 64, device="cuda", dtype=dt)
@@ -266,6 +268,7 @@ def test_hopper_d64_s4_sibling(monkeypatch, b, sq, sk, hq, hk, dtype, window, ca
     monkeypatch.setitem(hopper.S4_SIBLING_D64, causal, (0, 1 << 30))
     monkeypatch.setitem(hopper.STATIC_SIBLING_CAUSAL, 64, (0, -1, 0))
     monkeypatch.setattr(hopper, "C2_SIBLING_D64", {})
+    monkeypatch.setattr(hopper, "C2_FEW_ROUNDS_D64", 0)   # (nor on few rounds of tiles: call st)
     feature = _feature(causal, window)
     case = dict(b=b, sq=sq, sk=sk, hq=hq, hk=hk, d=64, dv=64, dtype=dtype, feature=feature, window=window,
                 seed=1700 + sq)

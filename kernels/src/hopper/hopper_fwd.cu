@@ -364,12 +364,14 @@
 // and _fk (HOPPER_SMX_TREE_D128's set).  0: as before.
 // HOPPER_PV_LATE_D64: the same for the three-warpgroup d64 kernels (_d64, _d64_s4; HOPPER_DESC_ADD_D64's set); only 2
 // fits their 160 registers (1, and a branch after 2 / 4 / 8 of the 16 column groups, spilled 8 bytes: make_manifest
-// refuses the build)
+// refuses the build).  H100 call st (2026-11-27, session 4), one paired run of 5 rounds against the build with 0, bf16:
+// d128 1 0.958-0.979x, 2 0.976-0.988x on the d128 / _fk rows at 1024-4096 (so the d128 default stays 0); d64 2
+// 1.005-1.025x on seven d64 rows at 2048-40000 (geomean 1.016; out / LSE bit for bit), so the d64 default is 2
 #ifndef HOPPER_PV_LATE_D128
 #define HOPPER_PV_LATE_D128 0
 #endif
 #ifndef HOPPER_PV_LATE_D64
-#define HOPPER_PV_LATE_D64 0
+#define HOPPER_PV_LATE_D64 2
 #endif
 // 1: also build the _varlen siblings, hopper_fwd_<dtype>_d<D>_varlen and _d<D>_softcap_varlen (D = 64, 96, 128, 256):
 // each head dim's main / _softcap kernel over packed sequences (hopper_fwd_args' cu_seqlens_q / cu_seqlens_k; manifest

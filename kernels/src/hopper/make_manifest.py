@@ -47,7 +47,9 @@ HOPPER_PDEC_D128 with ``decode_once_d128``: the d128 kernel and its ``_fk`` sibl
 coordinates from the producer's entry beside the Q slot; recorded as ``producer_decode``).  ``smx_tree_d128`` (0 / 1, default 0:
 HOPPER_SMX_TREE_D128, the d128 kernel and its ``_fk`` sibling, 128-key blocks, TMA, take each row max of a key block in
 four partial chains; recorded as ``max_tree``).  ``c2_defer_d64`` (0 / 1, default 0: HOPPER_C2_DEFER_D64, the ``_c2``
-kernels store each tile's O during the next key block's PV wait; recorded as ``deferred_store``).  ``tail_split_d64`` (0 / 1: the d64 kernels
+kernels store each tile's O during the next key block's PV wait; recorded as ``deferred_store``).  ``pv_late_d64`` (0 / 1 / 2, default 0:
+HOPPER_PV_LATE_D64, the d64 kernels of three consumer warpgroups keep the steady loop's PV wait behind the row maxima (2)
+or sums (1); recorded as ``pv_late`` with the value).  ``tail_split_d64`` (0 / 1: the d64 kernels
 with ``wg_skip`` and ``dynamic_causal`` split a non-causal last round of few tiles into 64-row pieces,
 HOPPER_TAIL_SPLIT_D64; recorded as ``tail_split``), ``tail_rounds_d64`` (HOPPER_TAIL_ROUNDS_D64, default 8: only problems
 of at most that many rounds of tiles; recorded as ``tail_split_rounds``).  ``hopper_fwd_<dtype>_d96_dyn`` kernels (HOPPER_DYN_D96) are
@@ -114,7 +116,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
                          "epi_smem_d128", "epi_smem_d64", "epi_v4_d128",
                          "epi_tma_d128", "rescale_in_turn_d128", "rescale_vote_d128", "desc_add_d128", "decode_once_d128", "wg_skip_d64",
                          "window", "epi_tma_d64", "decode_once_d64", "s4_stages_d64", "tail_split_d64", "tail_rounds_d64",
-                         "c2_stages_d64", "c2_desc_add_d64", "dec1_causal_d128", "desc_add_d64", "pdec_d128", "smx_tree_d128", "c2_defer_d64"}
+                         "c2_stages_d64", "c2_desc_add_d64", "dec1_causal_d128", "desc_add_d64", "pdec_d128", "smx_tree_d128", "c2_defer_d64", "pv_late_d64"}
     if unknown:
         raise SystemExit(f"make_manifest: unknown option(s) {sorted(unknown)}")
     qs = {64: int(q_stages), 96: 2, 128: int(kv.get("q_stages_d128", q_stages)), 256: 1}
@@ -228,9 +230,15 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
         # HOPPER_DEC1_CAUSAL_D128 (DEC1C): next_tile's decode skipped on causal problems with seqlen_k >= seqlen_q too
         if d128_main and on("decode_once_d128") and on("dec1_causal_d128"):
             objects[-1]["decode_once_causal"] = True
-        # HOPPER_DESC_ADD_D64 (fwd_body's DESC64): the d64 kernels of three consumer warpgroups on the dynamic schedule
-        if d == 64 and m[3] in (None, "_s4") and not m[4] and not m[5] and dyn and on("desc_add_d64"):
+        # the d64 kernels of three consumer warpgroups on the dynamic schedule (not _c2 / _static / _softcap / _varlen): the
+        # kernels of fwd_body's DESC64 and PV_LATE (d64)
+        d64_main = d == 64 and m[3] in (None, "_s4") and not m[4] and not m[5] and dyn
+        # HOPPER_DESC_ADD_D64 (DESC64): wgmma descriptors by adds
+        if d64_main and on("desc_add_d64"):
             objects[-1]["desc_add"] = True
+        # HOPPER_PV_LATE_D64 (PV_LATE): the steady loop's PV wait pinned behind the row maxima (2) / row sums (1)
+        if d64_main and kv.get("pv_late_d64", "0") != "0":
+            objects[-1]["pv_late"] = int(kv["pv_late_d64"])
         # HOPPER_PDEC_D128 (PDEC128, TMA and decode once): each tile's (m_block, head, batch) from the producer's entry
         # beside the Q slot
         if d128_main and uses_tma and on("decode_once_d128") and on("pdec_d128"):
