@@ -359,9 +359,18 @@
 // in a c2_step instance of its own (the steady one unchanged) or, when it is also the tile's last, in the fused
 // boundary's code.  2: the same test in every c2_step (no instance of its own: a smaller loop, the steady block
 // rescheduled).  3: as 1, and that instance's softmax (masks, max, exponentials, row sums, P) on columns 0..63 only on a
-// half block (the masked half's exact -inf / 0 contributions left out: out / LSE as 1's).  0: the whole block
+// half block (the masked half's exact -inf / 0 contributions left out: out / LSE as 1's).  Parts of 1, to see which costs
+// (H100 call u1: 1-3 lost 6-10%, non-causal rows too): 4: the half QK^T (at a tile's start, in the fused boundary) and the
+// half PV of one-block tiles only (no instance of its own: a first block's PV whole, over P's zero columns); 5: the
+// instance of its own with the half PV only (every QK^T whole; the fused boundary's PV whole).  0: the whole block
 #ifndef HOPPER_C2_HALFDIAG_D64
 #define HOPPER_C2_HALFDIAG_D64 0
+#endif
+// (a control for HOPPER_C2_HALFDIAG_D64's timings) 1: its code with the half test's bound lowered by seqlen_k + 128 (unknown
+// to the compiler): the same branches, the half path only for a warpgroup whose rows see no key at all (never on the
+// timed rows)
+#ifndef HOPPER_C2_HALFDIAG_OFF_D64
+#define HOPPER_C2_HALFDIAG_OFF_D64 0
 #endif
 // the d64 kernels with three consumer warpgroups (hopper_fwd_<dtype>_d64 and _d64_s4; not the _static / _softcap / _varlen
 // siblings) (issue11o): 1: wgmma descriptors as the tile's plus a constant (desc_add, as HOPPER_DESC_ADD_D128 /
@@ -1659,7 +1668,11 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             c2_flush();
         };
         // HOPPER_C2_HALFDIAG_D64: c2_hd: this warpgroup's current tile's first key block is computed on keys 0..63 only
-        constexpr bool HD = HOPPER_C2_HALFDIAG_D64 >= 1;
+        constexpr int HDV = HOPPER_C2_HALFDIAG_D64;
+        constexpr bool HD = HDV >= 1;
+        // HD_QK: the first block's QK^T halved (not 5); HD_LAST: the PV of a tile whose first block is its last, in the
+        // fused boundary, halved (not 5); HD_PEEL: the first block, when not the last, in a c2_step instance of its own
+        constexpr bool HD_QK = HD && HDV != 5, HD_LAST = HD && HDV != 5, HD_PEEL = HDV == 1 || HDV == 3 || HDV == 5;
         static_assert(!HD || (HOPPER_C2_FUSE_D64 && !HOPPER_C2_QKSPLIT_D64 && DESC_ADD && DC == 64 && BN == 128),
                       "HOPPER_C2_HALFDIAG_D64: the fused _c2 loop, one 128-column QK^T");
         [[maybe_unused]] bool c2_hd = false;
@@ -1669,11 +1682,12 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             const int m0 = tile_m_block(tt) * BM;
             const int r_hi = m0 + wg * WG_ROWS + WG_ROWS - 1;
             const int lim = win_right >= 0 ? min(sk, r_hi + sk - sq + 1 + win_right) : sk;
-            return lim <= (key_blocks(m0) - 1) * BN + BN / 2;
+            // (HOPPER_C2_HALFDIAG_OFF_D64: a bound seqlen_k + BN lower, which no row with a key below seqlen_k meets)
+            return lim <= (key_blocks(m0) - 1) * BN + BN / 2 - (HOPPER_C2_HALFDIAG_OFF_D64 != 0 ? sk + BN : 0);
         };
         // the QK^T of a tile's first key block (half: keys 0..63, m64n64 into s[0..31])
         auto c2_qk = [&](uint32_t k_tile, bool half) {
-            if constexpr (HD) {
+            if constexpr (HD_QK) {
                 if (half) {
                     const uint64_t da0 = desc_k_major(q_rows()), db0 = desc_k_major(k_tile);
                     wgmma_fence();
@@ -1716,7 +1730,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         [[maybe_unused]] auto c2_step = [&](int n, int vst, uint32_t vph, auto next, auto first) {
             constexpr bool NEXT = decltype(next)::value;
             // FIRST: a tile's first key block (HOPPER_C2_HALFDIAG_D64 1: an instance of its own; 2: every step tests c2_hd)
-            constexpr bool FIRST = HD && (decltype(first)::value || HOPPER_C2_HALFDIAG_D64 == 2);
+            constexpr bool FIRST = HD && ((decltype(first)::value && HD_PEEL) || HDV == 2);
             if constexpr (HOPPER_C2_QKSPLIT_D64) { c2_wait_a(n); }
             wgmma_wait<0>();
             reg_fence(s);
@@ -1781,7 +1795,10 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 mx0 = NEG_INF; mx1 = NEG_INF; l0 = 0.f; l1 = 0.f;
                 const int lo = first_block();
                 int n = n_max - 1;
-                if constexpr (HOPPER_C2_HALFDIAG_D64 == 1 || HOPPER_C2_HALFDIAG_D64 == 3) {   // the tile's first key block, when not its last
+                if constexpr (HDV == 4) {   // (no c2_step clears c2_hd: the boundary's PV is half only on one-block tiles)
+                    if (n > lo) { c2_hd = false; }
+                }
+                if constexpr (HD_PEEL) {   // the tile's first key block, when not its last
                     if (n > lo) {
                         const int vst = kst;
                         const uint32_t vph = kph;
@@ -1824,7 +1841,11 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 bool hd_next = false;
                 if constexpr (HD) { hd_next = c2_half(t_next); }   // (t_next -1: a dropped QK^T; any answer will do)
                 mbar_wait(v_full(vst), vph);
-                c2_pv(sV + vst * KV_BYTES, c2_hd);
+                if constexpr (HD_LAST) {
+                    c2_pv(sV + vst * KV_BYTES, c2_hd);
+                } else {
+                    issue_pv(sV + vst * KV_BYTES);
+                }
                 c2_qk(sK + kst * KV_BYTES, hd_next);
                 if constexpr (HD) { c2_hd = hd_next; }
                 if constexpr (HOPPER_C2_DEFER_D64) c2_lse(ch, cb);
