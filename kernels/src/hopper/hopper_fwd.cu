@@ -349,29 +349,6 @@
 #ifndef HOPPER_C2_QKSPLIT_D64
 #define HOPPER_C2_QKSPLIT_D64 0
 #endif
-// the _c2 kernels' first key block of a tile (issue11u, fused path): 1: when no row of a warpgroup sees a key in the
-// block's columns 64..127 (decided per tile and warpgroup: the right limit of its last row, min(seqlen_k, row + seqlen_k -
-// seqlen_q + 1 + window_right), at or below the block's key 64; so warpgroup 0 of a causal diagonal tile with seqlen_q ==
-// seqlen_k, or a ragged last block of <= 64 keys), that warpgroup issues the block's QK^T as m64n64 over keys 0..63 and
-// its PV with k = 64 (V's rows 0..63): half the block's tensor work.  Columns 64..127 of s are then stale registers,
-// which the block's mask (needs_mask holds for every warp of it) sets to -inf as before, so the softmax runs unchanged
-// and P's columns 64..127 are the zeros the PV skips.  No turn, barrier or arrival changes.  The tile's first block runs
-// in a c2_step instance of its own (the steady one unchanged) or, when it is also the tile's last, in the fused
-// boundary's code.  2: the same test in every c2_step (no instance of its own: a smaller loop, the steady block
-// rescheduled).  3: as 1, and that instance's softmax (masks, max, exponentials, row sums, P) on columns 0..63 only on a
-// half block (the masked half's exact -inf / 0 contributions left out: out / LSE as 1's).  Parts of 1, to see which costs
-// (H100 call u1: 1-3 lost 6-10%, non-causal rows too): 4: the half QK^T (at a tile's start, in the fused boundary) and the
-// half PV of one-block tiles only (no instance of its own: a first block's PV whole, over P's zero columns); 5: the
-// instance of its own with the half PV only (every QK^T whole; the fused boundary's PV whole).  0: the whole block
-#ifndef HOPPER_C2_HALFDIAG_D64
-#define HOPPER_C2_HALFDIAG_D64 0
-#endif
-// (a control for HOPPER_C2_HALFDIAG_D64's timings) 1: its code with the half test's bound lowered by seqlen_k + 128 (unknown
-// to the compiler): the same branches, the half path only for a warpgroup whose rows see no key at all (never on the
-// timed rows)
-#ifndef HOPPER_C2_HALFDIAG_OFF_D64
-#define HOPPER_C2_HALFDIAG_OFF_D64 0
-#endif
 // the d64 kernels with three consumer warpgroups (hopper_fwd_<dtype>_d64 and _d64_s4; not the _static / _softcap / _varlen
 // siblings) (issue11o): 1: wgmma descriptors as the tile's plus a constant (desc_add, as HOPPER_DESC_ADD_D128 /
 // HOPPER_C2_DESC_D64; the steady key block 518 -> 468 SASS instructions, bf16; H100 call o1, same run: 1.039-1.051x at
@@ -1514,15 +1491,12 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             mx1 = b1;
         };
         // masks as softmax's; the row max; O's rescale factors
-        constexpr std::integral_constant<int, BN / 8> c2_all{};
-        // (ng: the column groups computed, BN / 8; BN / 16 on a half block of HOPPER_C2_HALFDIAG_D64 3)
-        auto c2_max = [&](int n, bool masked, float& alpha0, float& alpha1, auto ng) {
-            constexpr int NG = decltype(ng)::value;
+        auto c2_max = [&](int n, bool masked, float& alpha0, float& alpha1) {
             if (masked) {
                 bool c2_fast = false;   // HOPPER_C2_DIAG_D64
                 if constexpr (HOPPER_C2_DIAG_D64 >= 1) { c2_fast = win_right >= 0 && n * BN + BN <= sk; }
                 if (c2_fast) {
-                    c2_mask_diag(n, std::integral_constant<int, 0>{}, ng);
+                    c2_mask_diag(n, std::integral_constant<int, 0>{}, std::integral_constant<int, BN / 8>{});
                 } else {
                 int lim0 = sk, lim1 = sk;
                 if (win_right >= 0) {
@@ -1531,7 +1505,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 }
                 const int c0 = n * BN + 2 * (lane % 4);
 #pragma unroll
-                for (int i = 0; i < NG; ++i) {
+                for (int i = 0; i < BN / 8; ++i) {
 #pragma unroll
                     for (int e = 0; e < 2; ++e) {
                         const int col = c0 + 8 * i + e;
@@ -1551,7 +1525,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 p1[j] = fmaxf(s[4 * j + 2], s[4 * j + 3]);
             }
 #pragma unroll
-            for (int i = 4; i < NG; ++i) {
+            for (int i = 4; i < BN / 8; ++i) {
                 p0[i % 4] = fmaxf(p0[i % 4], fmaxf(s[4 * i], s[4 * i + 1]));
                 p1[i % 4] = fmaxf(p1[i % 4], fmaxf(s[4 * i + 2], s[4 * i + 3]));
             }
@@ -1569,13 +1543,12 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             mx1 = b1;
         };
         // the exponentials (in the turn), P, the row sums
-        auto c2_exp = [&](float& t0, float& t1, auto ng) {
-            constexpr int NG = decltype(ng)::value;
+        auto c2_exp = [&](float& t0, float& t1) {
             t0 = 0.f;
             t1 = 0.f;
             float n0 = -ms0, n1 = -ms1;
 #pragma unroll
-            for (int i = 0; i < NG; ++i) {
+            for (int i = 0; i < BN / 8; ++i) {
                 if constexpr (HOPPER_C2_ILV_D64) {
                     if (i >= 2 && i % 2 == 0) {   // (convert_p packs the same values again: one conversion after CSE)
                         p[2 * (i - 2)] = E::pack(s[4 * (i - 2)], s[4 * (i - 2) + 1]);
@@ -1591,12 +1564,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 t0 += s[4 * i] + s[4 * i + 1];
                 t1 += s[4 * i + 2] + s[4 * i + 3];
             }
-            if constexpr (NG == BN / 8) {
-                convert_p();
-            } else {   // (HOPPER_C2_HALFDIAG_D64 3: P's columns 0..63, the half PV's)
-#pragma unroll
-                for (int i = 0; i < 2 * NG; ++i) p[i] = E::pack(s[2 * i], s[2 * i + 1]);
-            }
+            convert_p();
         };
         // the current tile's (m_block, head, batch), before its Q slot is released: PDEC's entry, else decoded
         auto c2_tile = [&](int& cm, int& ch, int& cb) {
@@ -1667,102 +1635,25 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             c2_pack(cm, ch, cb);
             c2_flush();
         };
-        // HOPPER_C2_HALFDIAG_D64: c2_hd: this warpgroup's current tile's first key block is computed on keys 0..63 only
-        constexpr int HDV = HOPPER_C2_HALFDIAG_D64;
-        constexpr bool HD = HDV >= 1;
-        // HD_QK: the first block's QK^T halved (not 5); HD_LAST: the PV of a tile whose first block is its last, in the
-        // fused boundary, halved (not 5); HD_PEEL: the first block, when not the last, in a c2_step instance of its own
-        constexpr bool HD_QK = HD && HDV != 5, HD_LAST = HD && HDV != 5, HD_PEEL = HDV == 1 || HDV == 3 || HDV == 5;
-        static_assert(!HD || (HOPPER_C2_FUSE_D64 && !HOPPER_C2_QKSPLIT_D64 && DESC_ADD && DC == 64 && BN == 128),
-                      "HOPPER_C2_HALFDIAG_D64: the fused _c2 loop, one 128-column QK^T");
-        [[maybe_unused]] bool c2_hd = false;
-        // whether no row of this warpgroup sees a key in columns 64..127 of tile tt's first key block (tt: the tile
-        // next_tile returned last): the right limit of its last row (rows past seqlen_q: seqlen_k) at or below key 64
-        [[maybe_unused]] auto c2_half = [&](int tt) {
-            const int m0 = tile_m_block(tt) * BM;
-            const int r_hi = m0 + wg * WG_ROWS + WG_ROWS - 1;
-            const int lim = win_right >= 0 ? min(sk, r_hi + sk - sq + 1 + win_right) : sk;
-            // (HOPPER_C2_HALFDIAG_OFF_D64: a bound seqlen_k + BN lower, which no row with a key below seqlen_k meets)
-            return lim <= (key_blocks(m0) - 1) * BN + BN / 2 - (HOPPER_C2_HALFDIAG_OFF_D64 != 0 ? sk + BN : 0);
-        };
-        // the QK^T of a tile's first key block (half: keys 0..63, m64n64 into s[0..31])
-        auto c2_qk = [&](uint32_t k_tile, bool half) {
-            if constexpr (HD_QK) {
-                if (half) {
-                    const uint64_t da0 = desc_k_major(q_rows()), db0 = desc_k_major(k_tile);
-                    wgmma_fence();
-#pragma unroll
-                    for (int kk = 0; kk < DC / 16; ++kk) {
-                        const uint32_t off = (kk % 4) * 32;
-                        wgmma_ss<E::bf16, BN / 2>(*reinterpret_cast<float(*)[BN / 4]>(s), desc_add(da0, off),
-                                                  desc_add(db0, off), kk > 0 ? 1 : 0);
-                    }
-                    wgmma_commit();
-                } else {
-                    issue_qk(k_tile);
-                }
-            } else {
-                issue_qk(k_tile);
-            }
-        };
-        // the PV of a key block (half: P's columns 0..63 with V's rows 0..63, k = 64)
-        auto c2_pv = [&](uint32_t v_tile, bool half) {
-            if constexpr (HD) {
-                if (half) {
-                    const uint64_t dv0 = desc_n_major(v_tile, BN * 128);
-                    wgmma_fence();
-#pragma unroll
-                    for (int kk = 0; kk < BN / 32; ++kk) {
-                        const uint32_t frag[4] = {p[4 * kk], p[4 * kk + 1], p[4 * kk + 2], p[4 * kk + 3]};
-                        wgmma_rs<E::bf16, DC>(o, frag, desc_add(dv0, kk * 16 * 128));
-                    }
-                    wgmma_commit();
-                } else {
-                    issue_pv(v_tile);
-                }
-            } else {
-                issue_pv(v_tile);
-            }
-        };
         // HOPPER_C2_B2B_D64: key block n (its K / V in stage vst, its QK^T in flight) from the wait for its scores to the
         // release of V; with NEXT the QK^T of block n - 1 (stage kst) goes out right behind the PV, and only the PV is
         // waited for.  (Two instances, the last block's without the QK^T: a wgmma under a branch serialises them all.)
-        [[maybe_unused]] auto c2_step = [&](int n, int vst, uint32_t vph, auto next, auto first) {
+        [[maybe_unused]] auto c2_step = [&](int n, int vst, uint32_t vph, auto next) {
             constexpr bool NEXT = decltype(next)::value;
-            // FIRST: a tile's first key block (HOPPER_C2_HALFDIAG_D64 1: an instance of its own; 2: every step tests c2_hd)
-            constexpr bool FIRST = HD && ((decltype(first)::value && HD_PEEL) || HDV == 2);
             if constexpr (HOPPER_C2_QKSPLIT_D64) { c2_wait_a(n); }
             wgmma_wait<0>();
             reg_fence(s);
             if (lane == 0) mbar_arrive(k_empty(vst));
             float a0, a1, t0, t1;
-            if constexpr (FIRST && HOPPER_C2_HALFDIAG_D64 == 3) {   // a half block: the softmax of columns 0..63 only
-                constexpr std::integral_constant<int, BN / 16> half{};
-                if (c2_hd) {
-                    c2_max(n, true, a0, a1, half);
-                    sched_sync();
-                    c2_exp(t0, t1, half);
-                } else {
-                    c2_max(n, needs_mask(n), a0, a1, c2_all);
-                    sched_sync();
-                    c2_exp(t0, t1, c2_all);
-                }
-            } else {
-            if constexpr (HOPPER_C2_QKSPLIT_D64) { c2_max_b(n, a0, a1); } else { c2_max(n, needs_mask(n), a0, a1, c2_all); }
+            if constexpr (HOPPER_C2_QKSPLIT_D64) { c2_max_b(n, a0, a1); } else { c2_max(n, needs_mask(n), a0, a1); }
             sched_sync();
-            c2_exp(t0, t1, c2_all);
-            }
+            c2_exp(t0, t1);
             if constexpr (!HOPPER_C2_TURN_D64) sched_arrive();
             l0 = l0 * a0 + t0;
             l1 = l1 * a1 + t1;
             rescale_o(a0, a1);
             mbar_wait(v_full(vst), vph);
-            if constexpr (FIRST) {
-                c2_pv(sV + vst * KV_BYTES, c2_hd);
-                c2_hd = false;   // (the tile's later blocks: whole)
-            } else {
-                issue_pv(sV + vst * KV_BYTES);
-            }
+            issue_pv(sV + vst * KV_BYTES);
             if constexpr (NEXT) {
                 mbar_wait(k_full(kst), kph);
                 issue_qk(sK + kst * KV_BYTES);
@@ -1784,8 +1675,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             static_assert(HOPPER_C2_B2B_D64, "HOPPER_C2_FUSE_D64 builds on HOPPER_C2_B2B_D64's c2_step");
             mbar_wait(q_full(qs), q_phase);
             mbar_wait(k_full(kst), kph);
-            if constexpr (HD) { c2_hd = c2_half(t); }
-            c2_qk(sK + kst * KV_BYTES, c2_hd);   // the first tile's first key block
+            issue_qk(sK + kst * KV_BYTES);   // the first tile's first key block
             for (;;) {
                 const int n_max = key_blocks(tile_m_block(t) * BM);
                 row0 = tile_m_block(t) * BM + wg * WG_ROWS + row_local;
@@ -1795,23 +1685,11 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 mx0 = NEG_INF; mx1 = NEG_INF; l0 = 0.f; l1 = 0.f;
                 const int lo = first_block();
                 int n = n_max - 1;
-                if constexpr (HDV == 4) {   // (no c2_step clears c2_hd: the boundary's PV is half only on one-block tiles)
-                    if (n > lo) { c2_hd = false; }
-                }
-                if constexpr (HD_PEEL) {   // the tile's first key block, when not its last
-                    if (n > lo) {
-                        const int vst = kst;
-                        const uint32_t vph = kph;
-                        if (++kst == STAGES) { kst = 0; kph ^= 1; }
-                        c2_step(n, vst, vph, std::true_type{}, std::true_type{});
-                        --n;
-                    }
-                }
                 for (; n > lo; --n) {
                     const int vst = kst;
                     const uint32_t vph = kph;
                     if (++kst == STAGES) { kst = 0; kph ^= 1; }
-                    c2_step(n, vst, vph, std::true_type{}, std::false_type{});
+                    c2_step(n, vst, vph, std::true_type{});
                 }
                 // the tile's last key block
                 const int vst = kst;
@@ -1826,9 +1704,9 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 q_release();   // every QK^T of this tile is done: the Q slot too
                 if (++qs == QS) { qs = 0; q_phase ^= 1; }
                 float a0, a1, t0, t1;
-                if constexpr (HOPPER_C2_QKSPLIT_D64) { c2_max_b(n, a0, a1); } else { c2_max(n, needs_mask(n), a0, a1, c2_all); }
+                if constexpr (HOPPER_C2_QKSPLIT_D64) { c2_max_b(n, a0, a1); } else { c2_max(n, needs_mask(n), a0, a1); }
                 sched_sync();
-                c2_exp(t0, t1, c2_all);
+                c2_exp(t0, t1);
                 sched_arrive();
                 l0 = l0 * a0 + t0;
                 l1 = l1 * a1 + t1;
@@ -1838,16 +1716,9 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                     mbar_wait(q_full(qs), q_phase);
                     mbar_wait(k_full(kst), kph);
                 }
-                bool hd_next = false;
-                if constexpr (HD) { hd_next = c2_half(t_next); }   // (t_next -1: a dropped QK^T; any answer will do)
                 mbar_wait(v_full(vst), vph);
-                if constexpr (HD_LAST) {
-                    c2_pv(sV + vst * KV_BYTES, c2_hd);
-                } else {
-                    issue_pv(sV + vst * KV_BYTES);
-                }
-                c2_qk(sK + kst * KV_BYTES, hd_next);
-                if constexpr (HD) { c2_hd = hd_next; }
+                issue_pv(sV + vst * KV_BYTES);
+                issue_qk(sK + kst * KV_BYTES);
                 if constexpr (HOPPER_C2_DEFER_D64) c2_lse(ch, cb);
                 if constexpr (HOPPER_C2_DEFER_D64) {
                     if (c2_pend) c2_flush();
@@ -1883,12 +1754,12 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                     const int vst = kst;
                     const uint32_t vph = kph;
                     if (++kst == STAGES) { kst = 0; kph ^= 1; }
-                    c2_step(n, vst, vph, std::true_type{}, std::false_type{});
+                    c2_step(n, vst, vph, std::true_type{});
                 }
                 const int vst = kst;
                 const uint32_t vph = kph;
                 if (++kst == STAGES) { kst = 0; kph ^= 1; }
-                c2_step(n, vst, vph, std::false_type{}, std::false_type{});
+                c2_step(n, vst, vph, std::false_type{});
             } else
             for (int n = n_max - 1; n >= first_block(); --n) {
                 mbar_wait(k_full(kst), kph);
@@ -1897,9 +1768,9 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 reg_fence(s);
                 if (lane == 0) mbar_arrive(k_empty(kst));
                 float a0, a1, t0, t1;
-                c2_max(n, needs_mask(n), a0, a1, c2_all);
+                c2_max(n, needs_mask(n), a0, a1);
                 sched_sync();
-                c2_exp(t0, t1, c2_all);
+                c2_exp(t0, t1);
                 if constexpr (!HOPPER_C2_TURN_D64) sched_arrive();
                 l0 = l0 * a0 + t0;
                 l1 = l1 * a1 + t1;
