@@ -294,7 +294,8 @@ def main() -> int:
     hopper.preferred = lambda p: "bench/hopper_dev.py: the portable family, forced"
     rows = time_shapes(variants, shapes)
     out = os.environ.get("OUT")
-    if out:
+    if out:                                     # (the folder made here: call l3 lost its JSON to a missing one)
+        os.makedirs(out, exist_ok=True)
         with open(os.path.join(out, "hopper_time.json"), "w") as fh:
             json.dump(rows, fh, indent=1)
     print(table(rows))
