@@ -349,6 +349,16 @@
 #ifndef HOPPER_C2_QKSPLIT_D64
 #define HOPPER_C2_QKSPLIT_D64 0
 #endif
+// the _c2 kernels' ping-pong turn as the source orders it (issue11v, helper-42): ptxas 13.0 moves the steady key block's
+// turn wait (BAR.SYNC) above the whole row max (66 FMNMX + 4 SHFL: the max then runs inside the turn, on the partner's
+// critical path) and the turn's end (BAR.ARV) up among the exponentials (33 of the 64 MUFU.EX2 after it).  Bit 1 (1):
+// the turn's barrier id depends on the new row maxima (ms0 / ms1, through an opaque zero), so the max runs before the
+// wait, as cuDNN's, and the exponentials' offsets take +0 from a clock read after it, so they stay inside the turn; bit 2
+// (2): the arrive's id depends on the row sums t0 / t1 and P's last register, so the turn ends after every exponential,
+// as cuDNN's.  Same results (out / LSE bit for bit expected); 0: as before
+#ifndef HOPPER_C2_PIN_D64
+#define HOPPER_C2_PIN_D64 0
+#endif
 // the d64 kernels with three consumer warpgroups (hopper_fwd_<dtype>_d64 and _d64_s4; not the _static / _softcap / _varlen
 // siblings) (issue11o): 1: wgmma descriptors as the tile's plus a constant (desc_add, as HOPPER_DESC_ADD_D128 /
 // HOPPER_C2_DESC_D64; the steady key block 518 -> 468 SASS instructions, bf16; H100 call o1, same run: 1.039-1.051x at
@@ -1635,6 +1645,32 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             c2_pack(cm, ch, cb);
             c2_flush();
         };
+        // HOPPER_C2_PIN_D64: the turn's wait / end tied to the values that must precede them (the ids plus an opaque zero,
+        // (uint32_t)heads_q >> 31: ptxas keeps the max ahead of BAR.SYNC and the exponentials ahead of BAR.ARV)
+        [[maybe_unused]] auto c2_sync = [&]() {
+            if constexpr ((HOPPER_C2_PIN_D64 & 1) != 0 && HOPPER_PINGPONG) {
+                const uint32_t z = (uint32_t)a.heads_q >> 31;
+                named_sync(1 + wg + (int)((__float_as_uint(ms0) | __float_as_uint(ms1)) & z), 256);
+                // and the exponentials behind it: their offsets plus +0 from a clock read after the barrier (without
+                // it ptxas hoisted 7 of the steady block's and 52 of the last block's MUFU.EX2 above the BAR.SYNC)
+                uint32_t c;
+                asm volatile("mov.u32 %0, %%clock;" : "=r"(c));
+                const float zf = __uint_as_float(c & z);
+                ms0 += zf;
+                ms1 += zf;
+            } else {
+                sched_sync();
+            }
+        };
+        [[maybe_unused]] auto c2_arrive = [&](float x0, float x1) {
+            if constexpr ((HOPPER_C2_PIN_D64 & 2) != 0 && HOPPER_PINGPONG) {
+                const uint32_t z = (uint32_t)a.heads_q >> 31;
+                const uint32_t d = (__float_as_uint(x0) | __float_as_uint(x1) | p[BN / 4 - 1]) & z;
+                asm volatile("bar.arrive %0, 256;" ::"r"(1 + (wg + 1) % NWG + (int)d) : "memory");
+            } else {
+                sched_arrive();
+            }
+        };
         // HOPPER_C2_B2B_D64: key block n (its K / V in stage vst, its QK^T in flight) from the wait for its scores to the
         // release of V; with NEXT the QK^T of block n - 1 (stage kst) goes out right behind the PV, and only the PV is
         // waited for.  (Two instances, the last block's without the QK^T: a wgmma under a branch serialises them all.)
@@ -1646,9 +1682,9 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             if (lane == 0) mbar_arrive(k_empty(vst));
             float a0, a1, t0, t1;
             if constexpr (HOPPER_C2_QKSPLIT_D64) { c2_max_b(n, a0, a1); } else { c2_max(n, needs_mask(n), a0, a1); }
-            sched_sync();
+            c2_sync();
             c2_exp(t0, t1);
-            if constexpr (!HOPPER_C2_TURN_D64) sched_arrive();
+            if constexpr (!HOPPER_C2_TURN_D64) c2_arrive(t0, t1);
             l0 = l0 * a0 + t0;
             l1 = l1 * a1 + t1;
             rescale_o(a0, a1);
@@ -1705,9 +1741,9 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 if (++qs == QS) { qs = 0; q_phase ^= 1; }
                 float a0, a1, t0, t1;
                 if constexpr (HOPPER_C2_QKSPLIT_D64) { c2_max_b(n, a0, a1); } else { c2_max(n, needs_mask(n), a0, a1); }
-                sched_sync();
+                c2_sync();
                 c2_exp(t0, t1);
-                sched_arrive();
+                c2_arrive(t0, t1);
                 l0 = l0 * a0 + t0;
                 l1 = l1 * a1 + t1;
                 rescale_o(a0, a1);
