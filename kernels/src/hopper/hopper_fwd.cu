@@ -359,6 +359,19 @@
 #ifndef HOPPER_C2_PIN_D64
 #define HOPPER_C2_PIN_D64 0
 #endif
+// the _c2 kernels' producer waits (issue11v, helper-42): ncu (H100, 32x512 16/16 non-causal) counted 1.2 M retries of
+// the producer's k / v / q empty-slot waits (YIELD + TRYWAIT + BRA: 3.6 M instructions, ~9% of the kernel's, on the
+// SM sub-partition of one consumer warp a warpgroup) against cuDNN's 40 k, whose waits pass a suspend-time hint of 10 ms
+// (TRYWAIT, then NANOSLEEP.SYNCS + PHASECHK).  1: the producer's waits take that hint; 0: as before
+#ifndef HOPPER_C2_PSLEEP_D64
+#define HOPPER_C2_PSLEEP_D64 0
+#endif
+// the _c2 kernels' tensor maps (issue11v, helper-42): ncu put the consumers' first Q wait at ~3 us a launch (cuDNN ~1 us,
+// its maps are kernel parameters); one thread built the four maps one after another (~370 instructions, chains of
+// LDS / LOP3 / STS).  1: lanes 0..3 of the producer warp build one map each (the same fields and values); 0: as before
+#ifndef HOPPER_C2_PMAPS_D64
+#define HOPPER_C2_PMAPS_D64 0
+#endif
 // the d64 kernels with three consumer warpgroups (hopper_fwd_<dtype>_d64 and _d64_s4; not the _static / _softcap / _varlen
 // siblings) (issue11o): 1: wgmma descriptors as the tile's plus a constant (desc_add, as HOPPER_DESC_ADD_D128 /
 // HOPPER_C2_DESC_D64; the steady key block 518 -> 468 SASS instructions, bf16; H100 call o1, same run: 1.039-1.051x at
@@ -413,6 +426,16 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
         "mbarrier.try_wait.parity.shared::cta.b64 P1, [%0], %1;\n"
         "@P1 bra DONE;\nbra LAB_WAIT;\nDONE:\n}\n" ::"r"(bar),
         "r"(parity)
+        : "memory");
+}
+
+// mbar_wait with a suspend-time hint (ns; the thread may sleep until the phase completes; HOPPER_C2_PSLEEP_D64)
+[[maybe_unused]] __device__ __forceinline__ void mbar_wait_sleep(uint32_t bar, uint32_t parity) {
+    asm volatile(
+        "{\n.reg .pred P1;\nLAB_WAIT:\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 P1, [%0], %1, %2;\n"
+        "@P1 bra DONE;\nbra LAB_WAIT;\nDONE:\n}\n" ::"r"(bar),
+        "r"(parity), "n"(10000000)
         : "memory");
 }
 
@@ -864,6 +887,15 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         int stage = 0, qs = 0;
         uint32_t phase = 0, q_phase = 0;
         uint64_t map_q = 0, map_k = 0, map_v = 0;
+        // HOPPER_C2_PSLEEP_D64 / HOPPER_C2_PMAPS_D64 (the _c2 kernels' producer)
+        constexpr bool PSLEEP = C2 && HOPPER_C2_PSLEEP_D64, PMAPS = C2 && HOPPER_C2_PMAPS_D64;
+        [[maybe_unused]] auto pwait = [&](uint32_t bar, uint32_t parity) {
+            if constexpr (PSLEEP) {
+                mbar_wait_sleep(bar, parity);
+            } else {
+                mbar_wait(bar, parity);
+            }
+        };
         if constexpr (TMA) {
             // warp 0 makes the CTA's three maps (a 384-byte slot of a.tmaps, 128-byte aligned); its
             // thread 0 is then the whole producer, the other producer threads are done
@@ -871,6 +903,20 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             const uint64_t slot = map_slot();
             for (int i = tid; i < 32 * NMAPS; i += 32) asm volatile("st.shared.u32 [%0], 0;" ::"r"(maps + 4 * i) : "memory");
             __syncwarp();
+            if constexpr (PMAPS) {   // HOPPER_C2_PMAPS_D64: lane i builds map i (q, k, v, out), the same values as below
+                static_assert(!PMAPS || (NMAPS == 4 && !VARLEN), "HOPPER_C2_PMAPS_D64: the _c2 kernels' four maps");
+                if (tid < NMAPS) {
+                    const bool iq = tid == 0, ik = tid == 1, iv = tid == 2, io = tid == 3;
+                    const int hk = a.heads_q / a.group;
+                    const uint64_t ad = iq ? a.q : ik ? a.k : iv ? a.v : a.out;
+                    const int n_seq = ik || iv ? sk : sq, n_heads = ik || iv ? hk : a.heads_q;
+                    const int64_t ss = iq ? a.q_seq_stride : ik ? a.k_seq_stride : iv ? a.v_seq_stride : a.o_seq_stride;
+                    const int64_t hs = iq ? a.q_head_stride : ik ? a.k_head_stride : iv ? a.v_head_stride : a.o_head_stride;
+                    const int64_t bs = iq ? a.q_batch_stride : ik ? a.k_batch_stride : iv ? a.v_batch_stride : a.o_batch_stride;
+                    const int rows = iq ? BM : io ? EPI_MAP_ROWS : BN;
+                    tmap_make(maps + 128 * tid, ad, D, n_seq, n_heads, a.batch, ss, hs, bs, rows);
+                }
+            } else {
             if (tid == 0) {
                 // VARLEN: maps over the packed (total, heads, D) tensors, batch 1 (rows past a sequence's end are the next
                 // one's: the key masks use each sequence's sk, the O stores its sq)
@@ -882,6 +928,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 if constexpr (EPI_TMA || EPI_TMA64)
                     tmap_make(maps + 384, a.out, D, sq, a.heads_q, a.batch, a.o_seq_stride, a.o_head_stride,
                               a.o_batch_stride, EPI_MAP_ROWS);
+            }
             }
             __syncwarp();
             for (int i = 0; i < NMAPS; ++i) tmap_publish(slot + 128 * i, maps + 128 * i);
@@ -929,7 +976,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             if (dyn) {
                 // every tile index (and -1 at the end) goes to the consumers through the Q slot
                 if (t >= (TSPLIT ? num_items : num_tiles)) t = -1;
-                mbar_wait(q_empty(qs), q_phase ^ 1);
+                pwait(q_empty(qs), q_phase ^ 1);
                 asm volatile("st.shared.u32 [%0], %1;" ::"r"(tile_slot(qs)), "r"(t) : "memory");
                 if (t < 0) {
                     mbar_arrive(q_full(qs));
@@ -970,7 +1017,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             }
             const int hk = h / a.group;
             // Q slot qs (QS == 2: the next tile's Q loads while this tile's last blocks run)
-            if (!dyn) mbar_wait(q_empty(qs), q_phase ^ 1);
+            if (!dyn) pwait(q_empty(qs), q_phase ^ 1);
             if constexpr (PDEC128) {   // after the slot's q_empty wait (either schedule), before the Q load's q_full arrival
                 asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(tile_entry(qs)), "r"(m_block), "r"(h), "r"(b),
                              "r"(t) : "memory");
@@ -989,10 +1036,10 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 }
             } else   // (the loop below: K(n), then V(n))
             for (int n = n_max - 1; n >= n_min; --n) {
-                mbar_wait(k_empty(stage), phase ^ 1);
+                pwait(k_empty(stage), phase ^ 1);
                 load(KVRows{}, sK + stage * KV_BYTES, k_full(stage), map_k, a.k, a.k_batch_stride, a.k_head_stride,
                      a.k_seq_stride, k_off + n * BN, sk, hk, VARLEN ? 0 : b);
-                mbar_wait(v_empty(stage), phase ^ 1);
+                pwait(v_empty(stage), phase ^ 1);
                 load(KVRows{}, sV + stage * KV_BYTES, v_full(stage), map_v, a.v, a.v_batch_stride, a.v_head_stride,
                      a.v_seq_stride, k_off + n * BN, sk, hk, VARLEN ? 0 : b);
                 if (++stage == STAGES) { stage = 0; phase ^= 1; }
