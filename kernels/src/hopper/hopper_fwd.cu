@@ -349,29 +349,6 @@
 #ifndef HOPPER_C2_QKSPLIT_D64
 #define HOPPER_C2_QKSPLIT_D64 0
 #endif
-// the _c2 kernels' ping-pong turn as the source orders it (issue11v, helper-42): ptxas 13.0 moves the steady key block's
-// turn wait (BAR.SYNC) above the whole row max (66 FMNMX + 4 SHFL: the max then runs inside the turn, on the partner's
-// critical path) and the turn's end (BAR.ARV) up among the exponentials (33 of the 64 MUFU.EX2 after it).  Bit 1 (1):
-// the turn's barrier id depends on the new row maxima (ms0 / ms1, through an opaque zero), so the max runs before the
-// wait, as cuDNN's, and the exponentials' offsets take +0 from a clock read after it, so they stay inside the turn; bit 2
-// (2): the arrive's id depends on the row sums t0 / t1 and P's last register, so the turn ends after every exponential,
-// as cuDNN's.  Same results (out / LSE bit for bit expected); 0: as before
-#ifndef HOPPER_C2_PIN_D64
-#define HOPPER_C2_PIN_D64 0
-#endif
-// the _c2 kernels' producer waits (issue11v, helper-42): ncu (H100, 32x512 16/16 non-causal) counted 1.2 M retries of
-// the producer's k / v / q empty-slot waits (YIELD + TRYWAIT + BRA: 3.6 M instructions, ~9% of the kernel's, on the
-// SM sub-partition of one consumer warp a warpgroup) against cuDNN's 40 k, whose waits pass a suspend-time hint of 10 ms
-// (TRYWAIT, then NANOSLEEP.SYNCS + PHASECHK).  1: the producer's waits take that hint; 0: as before
-#ifndef HOPPER_C2_PSLEEP_D64
-#define HOPPER_C2_PSLEEP_D64 0
-#endif
-// the _c2 kernels' tensor maps (issue11v, helper-42): ncu put the consumers' first Q wait at ~3 us a launch (cuDNN ~1 us,
-// its maps are kernel parameters); one thread built the four maps one after another (~370 instructions, chains of
-// LDS / LOP3 / STS).  1: lanes 0..3 of the producer warp build one map each (the same fields and values); 0: as before
-#ifndef HOPPER_C2_PMAPS_D64
-#define HOPPER_C2_PMAPS_D64 0
-#endif
 // the d64 kernels with three consumer warpgroups (hopper_fwd_<dtype>_d64 and _d64_s4; not the _static / _softcap / _varlen
 // siblings) (issue11o): 1: wgmma descriptors as the tile's plus a constant (desc_add, as HOPPER_DESC_ADD_D128 /
 // HOPPER_C2_DESC_D64; the steady key block 518 -> 468 SASS instructions, bf16; H100 call o1, same run: 1.039-1.051x at
@@ -426,16 +403,6 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
         "mbarrier.try_wait.parity.shared::cta.b64 P1, [%0], %1;\n"
         "@P1 bra DONE;\nbra LAB_WAIT;\nDONE:\n}\n" ::"r"(bar),
         "r"(parity)
-        : "memory");
-}
-
-// mbar_wait with a suspend-time hint (ns; the thread may sleep until the phase completes; HOPPER_C2_PSLEEP_D64)
-[[maybe_unused]] __device__ __forceinline__ void mbar_wait_sleep(uint32_t bar, uint32_t parity) {
-    asm volatile(
-        "{\n.reg .pred P1;\nLAB_WAIT:\n"
-        "mbarrier.try_wait.parity.shared::cta.b64 P1, [%0], %1, %2;\n"
-        "@P1 bra DONE;\nbra LAB_WAIT;\nDONE:\n}\n" ::"r"(bar),
-        "r"(parity), "n"(10000000)
         : "memory");
 }
 
@@ -887,15 +854,6 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         int stage = 0, qs = 0;
         uint32_t phase = 0, q_phase = 0;
         uint64_t map_q = 0, map_k = 0, map_v = 0;
-        // HOPPER_C2_PSLEEP_D64 / HOPPER_C2_PMAPS_D64 (the _c2 kernels' producer)
-        constexpr bool PSLEEP = C2 && HOPPER_C2_PSLEEP_D64, PMAPS = C2 && HOPPER_C2_PMAPS_D64;
-        [[maybe_unused]] auto pwait = [&](uint32_t bar, uint32_t parity) {
-            if constexpr (PSLEEP) {
-                mbar_wait_sleep(bar, parity);
-            } else {
-                mbar_wait(bar, parity);
-            }
-        };
         if constexpr (TMA) {
             // warp 0 makes the CTA's three maps (a 384-byte slot of a.tmaps, 128-byte aligned); its
             // thread 0 is then the whole producer, the other producer threads are done
@@ -903,20 +861,6 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             const uint64_t slot = map_slot();
             for (int i = tid; i < 32 * NMAPS; i += 32) asm volatile("st.shared.u32 [%0], 0;" ::"r"(maps + 4 * i) : "memory");
             __syncwarp();
-            if constexpr (PMAPS) {   // HOPPER_C2_PMAPS_D64: lane i builds map i (q, k, v, out), the same values as below
-                static_assert(!PMAPS || (NMAPS == 4 && !VARLEN), "HOPPER_C2_PMAPS_D64: the _c2 kernels' four maps");
-                if (tid < NMAPS) {
-                    const bool iq = tid == 0, ik = tid == 1, iv = tid == 2, io = tid == 3;
-                    const int hk = a.heads_q / a.group;
-                    const uint64_t ad = iq ? a.q : ik ? a.k : iv ? a.v : a.out;
-                    const int n_seq = ik || iv ? sk : sq, n_heads = ik || iv ? hk : a.heads_q;
-                    const int64_t ss = iq ? a.q_seq_stride : ik ? a.k_seq_stride : iv ? a.v_seq_stride : a.o_seq_stride;
-                    const int64_t hs = iq ? a.q_head_stride : ik ? a.k_head_stride : iv ? a.v_head_stride : a.o_head_stride;
-                    const int64_t bs = iq ? a.q_batch_stride : ik ? a.k_batch_stride : iv ? a.v_batch_stride : a.o_batch_stride;
-                    const int rows = iq ? BM : io ? EPI_MAP_ROWS : BN;
-                    tmap_make(maps + 128 * tid, ad, D, n_seq, n_heads, a.batch, ss, hs, bs, rows);
-                }
-            } else {
             if (tid == 0) {
                 // VARLEN: maps over the packed (total, heads, D) tensors, batch 1 (rows past a sequence's end are the next
                 // one's: the key masks use each sequence's sk, the O stores its sq)
@@ -928,7 +872,6 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 if constexpr (EPI_TMA || EPI_TMA64)
                     tmap_make(maps + 384, a.out, D, sq, a.heads_q, a.batch, a.o_seq_stride, a.o_head_stride,
                               a.o_batch_stride, EPI_MAP_ROWS);
-            }
             }
             __syncwarp();
             for (int i = 0; i < NMAPS; ++i) tmap_publish(slot + 128 * i, maps + 128 * i);
@@ -976,7 +919,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             if (dyn) {
                 // every tile index (and -1 at the end) goes to the consumers through the Q slot
                 if (t >= (TSPLIT ? num_items : num_tiles)) t = -1;
-                pwait(q_empty(qs), q_phase ^ 1);
+                mbar_wait(q_empty(qs), q_phase ^ 1);
                 asm volatile("st.shared.u32 [%0], %1;" ::"r"(tile_slot(qs)), "r"(t) : "memory");
                 if (t < 0) {
                     mbar_arrive(q_full(qs));
@@ -1017,7 +960,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             }
             const int hk = h / a.group;
             // Q slot qs (QS == 2: the next tile's Q loads while this tile's last blocks run)
-            if (!dyn) pwait(q_empty(qs), q_phase ^ 1);
+            if (!dyn) mbar_wait(q_empty(qs), q_phase ^ 1);
             if constexpr (PDEC128) {   // after the slot's q_empty wait (either schedule), before the Q load's q_full arrival
                 asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(tile_entry(qs)), "r"(m_block), "r"(h), "r"(b),
                              "r"(t) : "memory");
@@ -1036,10 +979,10 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 }
             } else   // (the loop below: K(n), then V(n))
             for (int n = n_max - 1; n >= n_min; --n) {
-                pwait(k_empty(stage), phase ^ 1);
+                mbar_wait(k_empty(stage), phase ^ 1);
                 load(KVRows{}, sK + stage * KV_BYTES, k_full(stage), map_k, a.k, a.k_batch_stride, a.k_head_stride,
                      a.k_seq_stride, k_off + n * BN, sk, hk, VARLEN ? 0 : b);
-                pwait(v_empty(stage), phase ^ 1);
+                mbar_wait(v_empty(stage), phase ^ 1);
                 load(KVRows{}, sV + stage * KV_BYTES, v_full(stage), map_v, a.v, a.v_batch_stride, a.v_head_stride,
                      a.v_seq_stride, k_off + n * BN, sk, hk, VARLEN ? 0 : b);
                 if (++stage == STAGES) { stage = 0; phase ^= 1; }
@@ -1692,32 +1635,6 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             c2_pack(cm, ch, cb);
             c2_flush();
         };
-        // HOPPER_C2_PIN_D64: the turn's wait / end tied to the values that must precede them (the ids plus an opaque zero,
-        // (uint32_t)heads_q >> 31: ptxas keeps the max ahead of BAR.SYNC and the exponentials ahead of BAR.ARV)
-        [[maybe_unused]] auto c2_sync = [&]() {
-            if constexpr ((HOPPER_C2_PIN_D64 & 1) != 0 && HOPPER_PINGPONG) {
-                const uint32_t z = (uint32_t)a.heads_q >> 31;
-                named_sync(1 + wg + (int)((__float_as_uint(ms0) | __float_as_uint(ms1)) & z), 256);
-                // and the exponentials behind it: their offsets plus +0 from a clock read after the barrier (without
-                // it ptxas hoisted 7 of the steady block's and 52 of the last block's MUFU.EX2 above the BAR.SYNC)
-                uint32_t c;
-                asm volatile("mov.u32 %0, %%clock;" : "=r"(c));
-                const float zf = __uint_as_float(c & z);
-                ms0 += zf;
-                ms1 += zf;
-            } else {
-                sched_sync();
-            }
-        };
-        [[maybe_unused]] auto c2_arrive = [&](float x0, float x1) {
-            if constexpr ((HOPPER_C2_PIN_D64 & 2) != 0 && HOPPER_PINGPONG) {
-                const uint32_t z = (uint32_t)a.heads_q >> 31;
-                const uint32_t d = (__float_as_uint(x0) | __float_as_uint(x1) | p[BN / 4 - 1]) & z;
-                asm volatile("bar.arrive %0, 256;" ::"r"(1 + (wg + 1) % NWG + (int)d) : "memory");
-            } else {
-                sched_arrive();
-            }
-        };
         // HOPPER_C2_B2B_D64: key block n (its K / V in stage vst, its QK^T in flight) from the wait for its scores to the
         // release of V; with NEXT the QK^T of block n - 1 (stage kst) goes out right behind the PV, and only the PV is
         // waited for.  (Two instances, the last block's without the QK^T: a wgmma under a branch serialises them all.)
@@ -1729,9 +1646,9 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             if (lane == 0) mbar_arrive(k_empty(vst));
             float a0, a1, t0, t1;
             if constexpr (HOPPER_C2_QKSPLIT_D64) { c2_max_b(n, a0, a1); } else { c2_max(n, needs_mask(n), a0, a1); }
-            c2_sync();
+            sched_sync();
             c2_exp(t0, t1);
-            if constexpr (!HOPPER_C2_TURN_D64) c2_arrive(t0, t1);
+            if constexpr (!HOPPER_C2_TURN_D64) sched_arrive();
             l0 = l0 * a0 + t0;
             l1 = l1 * a1 + t1;
             rescale_o(a0, a1);
@@ -1788,9 +1705,9 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 if (++qs == QS) { qs = 0; q_phase ^= 1; }
                 float a0, a1, t0, t1;
                 if constexpr (HOPPER_C2_QKSPLIT_D64) { c2_max_b(n, a0, a1); } else { c2_max(n, needs_mask(n), a0, a1); }
-                c2_sync();
+                sched_sync();
                 c2_exp(t0, t1);
-                c2_arrive(t0, t1);
+                sched_arrive();
                 l0 = l0 * a0 + t0;
                 l1 = l1 * a1 + t1;
                 rescale_o(a0, a1);
