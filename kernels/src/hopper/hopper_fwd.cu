@@ -335,20 +335,6 @@
 #ifndef HOPPER_C2_DEFER_D64
 #define HOPPER_C2_DEFER_D64 1
 #endif
-// the _c2 kernels' right-edge mask (issue11s, not run on a GPU): 1: on a key block whose columns all lie below seqlen_k
-// (no ragged tail) the limits are row0's + 1 + win_right and row1's = row0's + 8, so row 1's test for column group i is
-// row 0's for group i - 1: 34 compares with immediates against one per-thread bound instead of 64 compares of computed
-// columns against two limits (the same elements set to -inf: out / LSE bit for bit); 0: c2_max's loop for every mask
-#ifndef HOPPER_C2_DIAG_D64
-#define HOPPER_C2_DIAG_D64 0
-#endif
-// the _c2 kernels' QK^T (issue11s, fused path, not run on a GPU): 1: as two 64-column halves (4 + 4 HGMMA 64x64x16, two
-// commit groups): a block's first half (columns 0..63) is masked and max-reduced while the second half is still on the
-// tensor cores; the PV waits (wgmma_wait<1>, unchanged) then cover the PV and the first half (wgmma_wait<2> there, the PV
-// alone: ptxas 13.0 serialised every wgmma of the kernel, C7514); 0: one 128-column QK^T, waited for whole
-#ifndef HOPPER_C2_QKSPLIT_D64
-#define HOPPER_C2_QKSPLIT_D64 0
-#endif
 // the d64 kernels with three consumer warpgroups (hopper_fwd_<dtype>_d64 and _d64_s4; not the _static / _softcap / _varlen
 // siblings) (issue11o): 1: wgmma descriptors as the tile's plus a constant (desc_add, as HOPPER_DESC_ADD_D128 /
 // HOPPER_C2_DESC_D64; the steady key block 518 -> 468 SASS instructions, bf16; H100 call o1, same run: 1.039-1.051x at
@@ -1131,23 +1117,6 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     constexpr bool DESC64 = HOPPER_DESC_ADD_D64 && D == 64 && DYN_ALL && !C2 && !SOFTCAP && !STATIC_SIBLING && !VARLEN;
     constexpr bool DESC_ADD = (D == 128 && HOPPER_DESC_ADD_D128) || (C2 && HOPPER_C2_DESC_D64) || DESC64;
     auto issue_qk = [&](uint32_t k_tile) {
-        if constexpr (C2 && HOPPER_C2_QKSPLIT_D64) {   // (issue11s) two 64-column halves, one commit group each
-            static_assert(!C2 || (DESC_ADD && DC == 64 && BN == 128), "HOPPER_C2_QKSPLIT_D64: the _c2 kernels' QK^T");
-            const uint32_t qr = q_rows();
-            const uint64_t da0 = desc_k_major(qr), db0 = desc_k_major(k_tile);
-            wgmma_fence();
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-#pragma unroll
-                for (int kk = 0; kk < DC / 16; ++kk) {
-                    const uint32_t off = (kk % 4) * 32;
-                    wgmma_ss<E::bf16, BN / 2>(*reinterpret_cast<float(*)[BN / 4]>(s + h * (BN / 4)), desc_add(da0, off),
-                                              desc_add(db0, h * (BN / 2) * 128 + off), kk > 0 ? 1 : 0);
-                }
-                wgmma_commit();
-            }
-            return;
-        }
         const uint32_t qr = q_rows();
         const uint64_t da0 = desc_k_major(qr), db0 = desc_k_major(k_tile);   // DESC_ADD
         wgmma_fence();
@@ -1391,115 +1360,9 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                   "_c2: the d64 TMA kernel's producer / schedule / epilogue with two consumer warpgroups");
     if constexpr (C2) {
         float ms0 = 0.f, ms1 = 0.f;   // the current block's row maxima, scaled (the exponentials' offsets)
-        // HOPPER_C2_DIAG_D64: the right-edge mask of column groups [I0, I1) on a block with no ragged tail (lim0 =
-        // row0 + sk - sq + 1 + win_right, lim1 = lim0 + 8: col >= lim1 for group i is col >= lim0 for group i - 1)
-        [[maybe_unused]] auto c2_mask_diag = [&](int n, auto I0, auto I1) {
-            const int d0 = row0 + sk - sq + 1 + win_right - (n * BN + 2 * (lane % 4));
-#pragma unroll
-            for (int i = decltype(I0)::value; i < decltype(I1)::value; ++i) {
-#pragma unroll
-                for (int e = 0; e < 2; ++e) {
-                    if (8 * i + e >= d0) s[4 * i + e] = NEG_INF;
-                    if (8 * i + e - 8 >= d0) s[4 * i + 2 + e] = NEG_INF;
-                }
-            }
-        };
-        // HOPPER_C2_QKSPLIT_D64: c2_max's masks on column groups [I0, I1) only (right edge, then the window's left edge)
-        [[maybe_unused]] auto c2_mask_part = [&](int n, auto I0, auto I1) {
-            constexpr int i0 = decltype(I0)::value, i1 = decltype(I1)::value;
-            bool fast = false;
-            if constexpr (HOPPER_C2_DIAG_D64 >= 1) { fast = win_right >= 0 && n * BN + BN <= sk; }
-            if (fast) {
-                c2_mask_diag(n, I0, I1);
-            } else {
-                int lim0 = sk, lim1 = sk;
-                if (win_right >= 0) {
-                    lim0 = min(sk, row0 + sk - sq + 1 + win_right);
-                    lim1 = min(sk, row1 + sk - sq + 1 + win_right);
-                }
-                const int c0 = n * BN + 2 * (lane % 4);
-#pragma unroll
-                for (int i = i0; i < i1; ++i) {
-#pragma unroll
-                    for (int e = 0; e < 2; ++e) {
-                        const int col = c0 + 8 * i + e;
-                        if (col >= lim0) s[4 * i + e] = NEG_INF;
-                        if (col >= lim1) s[4 * i + 2 + e] = NEG_INF;
-                    }
-                }
-            }
-            if (win_left >= 0) {   // (window_mask_lo on these groups)
-                const int lo0 = row0 + sk - sq - win_left - (n * BN + 2 * (lane % 4));
-                const int lo1 = lo0 + 8;
-#pragma unroll
-                for (int i = i0; i < i1; ++i) {
-#pragma unroll
-                    for (int e = 0; e < 2; ++e) {
-                        if (8 * i + e < lo0) s[4 * i + e] = NEG_INF;
-                        if (8 * i + e < lo1) s[4 * i + 2 + e] = NEG_INF;
-                    }
-                }
-            }
-        };
-        // HOPPER_C2_QKSPLIT_D64: the first half's wait (columns 0..63), its masks and partial maxima, with the second
-        // half still on the tensor cores; c2_max_b finishes the block after the second half's wait.  The same maxima in
-        // the same order as c2_max (its chains p0 / p1 are q0 / q1 here)
-        [[maybe_unused]] bool c2_mk = false;
-        [[maybe_unused]] float q0[4], q1[4];
-        [[maybe_unused]] auto c2_wait_a = [&](int n) {
-            wgmma_wait<1>();
-            reg_fence(*reinterpret_cast<float(*)[BN / 4]>(s));
-            c2_mk = needs_mask(n);
-            auto max_a = [&]() {
-#pragma unroll
-                for (int j = 0; j < 4; ++j) {
-                    q0[j] = fmaxf(s[4 * j], s[4 * j + 1]);
-                    q1[j] = fmaxf(s[4 * j + 2], s[4 * j + 3]);
-                }
-#pragma unroll
-                for (int i = 4; i < BN / 16; ++i) {
-                    q0[i % 4] = fmaxf(q0[i % 4], fmaxf(s[4 * i], s[4 * i + 1]));
-                    q1[i % 4] = fmaxf(q1[i % 4], fmaxf(s[4 * i + 2], s[4 * i + 3]));
-                }
-            };
-            // (the maxima in both arms: in one block after them, ptxas sank them below the second half's wait)
-            if (c2_mk) {
-                c2_mask_part(n, std::integral_constant<int, 0>{}, std::integral_constant<int, BN / 16>{});
-                max_a();
-            } else {
-                max_a();
-            }
-        };
-        [[maybe_unused]] auto c2_max_b = [&](int n, float& alpha0, float& alpha1) {
-            if (c2_mk) {
-                c2_mask_part(n, std::integral_constant<int, BN / 16>{}, std::integral_constant<int, BN / 8>{});
-            }
-#pragma unroll
-            for (int i = BN / 16; i < BN / 8; ++i) {
-                q0[i % 4] = fmaxf(q0[i % 4], fmaxf(s[4 * i], s[4 * i + 1]));
-                q1[i % 4] = fmaxf(q1[i % 4], fmaxf(s[4 * i + 2], s[4 * i + 3]));
-            }
-            float b0 = fmaxf(fmaxf(mx0, fmaxf(q0[0], q0[1])), fmaxf(q0[2], q0[3]));
-            float b1 = fmaxf(fmaxf(mx1, fmaxf(q1[0], q1[1])), fmaxf(q1[2], q1[3]));
-            b0 = fmaxf(b0, __shfl_xor_sync(0xffffffffu, b0, 1));
-            b0 = fmaxf(b0, __shfl_xor_sync(0xffffffffu, b0, 2));
-            b1 = fmaxf(b1, __shfl_xor_sync(0xffffffffu, b1, 1));
-            b1 = fmaxf(b1, __shfl_xor_sync(0xffffffffu, b1, 2));
-            ms0 = b0 == NEG_INF ? 0.f : b0 * sl2;
-            ms1 = b1 == NEG_INF ? 0.f : b1 * sl2;
-            alpha0 = ex2(mx0 * sl2 - ms0);
-            alpha1 = ex2(mx1 * sl2 - ms1);
-            mx0 = b0;
-            mx1 = b1;
-        };
         // masks as softmax's; the row max; O's rescale factors
         auto c2_max = [&](int n, bool masked, float& alpha0, float& alpha1) {
             if (masked) {
-                bool c2_fast = false;   // HOPPER_C2_DIAG_D64
-                if constexpr (HOPPER_C2_DIAG_D64 >= 1) { c2_fast = win_right >= 0 && n * BN + BN <= sk; }
-                if (c2_fast) {
-                    c2_mask_diag(n, std::integral_constant<int, 0>{}, std::integral_constant<int, BN / 8>{});
-                } else {
                 int lim0 = sk, lim1 = sk;
                 if (win_right >= 0) {
                     lim0 = min(sk, row0 + sk - sq + 1 + win_right);
@@ -1514,7 +1377,6 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                         if (col >= lim0) s[4 * i + e] = NEG_INF;
                         if (col >= lim1) s[4 * i + 2 + e] = NEG_INF;
                     }
-                }
                 }
                 if (win_left >= 0) window_mask_lo(n);
             }
@@ -1642,12 +1504,11 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         // waited for.  (Two instances, the last block's without the QK^T: a wgmma under a branch serialises them all.)
         [[maybe_unused]] auto c2_step = [&](int n, int vst, uint32_t vph, auto next) {
             constexpr bool NEXT = decltype(next)::value;
-            if constexpr (HOPPER_C2_QKSPLIT_D64) { c2_wait_a(n); }
             wgmma_wait<0>();
             reg_fence(s);
             if (lane == 0) mbar_arrive(k_empty(vst));
             float a0, a1, t0, t1;
-            if constexpr (HOPPER_C2_QKSPLIT_D64) { c2_max_b(n, a0, a1); } else { c2_max(n, needs_mask(n), a0, a1); }
+            c2_max(n, needs_mask(n), a0, a1);
             sched_sync();
             c2_exp(t0, t1);
             if constexpr (!HOPPER_C2_TURN_D64) sched_arrive();
@@ -1697,7 +1558,6 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 const int vst = kst;
                 const uint32_t vph = kph;
                 if (++kst == STAGES) { kst = 0; kph ^= 1; }
-                if constexpr (HOPPER_C2_QKSPLIT_D64) { c2_wait_a(n); }
                 wgmma_wait<0>();
                 reg_fence(s);
                 if (lane == 0) mbar_arrive(k_empty(vst));
@@ -1706,7 +1566,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 q_release();   // every QK^T of this tile is done: the Q slot too
                 if (++qs == QS) { qs = 0; q_phase ^= 1; }
                 float a0, a1, t0, t1;
-                if constexpr (HOPPER_C2_QKSPLIT_D64) { c2_max_b(n, a0, a1); } else { c2_max(n, needs_mask(n), a0, a1); }
+                c2_max(n, needs_mask(n), a0, a1);
                 sched_sync();
                 c2_exp(t0, t1);
                 sched_arrive();
