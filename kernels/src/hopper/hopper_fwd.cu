@@ -327,20 +327,6 @@
 #ifndef HOPPER_C2_ILV_D64
 #define HOPPER_C2_ILV_D64 1
 #endif
-// the _c2 kernels' exponentials (issue11x, helper-45): k > 0: k of the 16 column groups of c2_exp (4 exponentials each)
-// take exp2_poly (FMA / ALU pipes) instead of ex2.approx (MUFU), spread as the groups i where floor((i + 1) k / 16)
-// steps (HOPPER_C2_POLYEXP_PHASE_D64 shifts them by that many groups, mod 16); 0: all 64 on MUFU (before issue11x)
-#ifndef HOPPER_C2_POLYEXP_D64
-#define HOPPER_C2_POLYEXP_D64 0
-#endif
-#ifndef HOPPER_C2_POLYEXP_PHASE_D64
-#define HOPPER_C2_POLYEXP_PHASE_D64 0
-#endif
-__host__ __device__ constexpr bool c2_poly_group(int i) {
-    return HOPPER_C2_POLYEXP_D64 > 0 &&
-           ((i + 16 - HOPPER_C2_POLYEXP_PHASE_D64) % 16 + 1) * HOPPER_C2_POLYEXP_D64 / 16 !=
-               ((i + 16 - HOPPER_C2_POLYEXP_PHASE_D64) % 16) * HOPPER_C2_POLYEXP_D64 / 16;
-}
 // the _c2 kernels' epilogue (issue11q, fused path): 1: after the last PV's wait only O * (1 / l) packed to 16 registers;
 // its stmatrix, proxy fence and TMA store run in the next key block's PV wait (this warpgroup's next c2_step or last
 // block; after the loop for the CTA's last tile); 0: all of it at once, before the next tile's first score wait (before
@@ -463,20 +449,6 @@ __device__ __forceinline__ float ex2(float x) {
     float y;
     asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
     return y;
-}
-
-// 2^x on the FMA / ALU pipes (HOPPER_C2_POLYEXP_D64): x clamped to -127, j = floor(x) through the 1.5 * 2^23 rounding
-// trick (add.rm: j sits in the low mantissa bits), f = x - j in [0, 1), 2^f as 1 + f (c1 + f (c2 + f c3)) (relative
-// minimax on [0, 1] with p(0) = 1 exactly: max relative error 8.6e-5 in fp32 Horner), j added to the exponent field.
-// x = -inf (a masked score) gives +0 exactly (j = -127, f = 0, p = 1: 127 << 23 + (-127 << 23) = 0); any x <= 0 gives a
-// finite value >= +0 (x in [-127, -126): a denormal's bits, flushed by later ftz arithmetic); NaN gives +0
-[[maybe_unused]] __device__ __forceinline__ float exp2_poly(float x) {
-    constexpr float M = 12582912.f;   // 1.5 * 2^23
-    x = fmaxf(x, -127.f);
-    const float xr = __fadd_rd(x, M);
-    const float f = x - (xr - M);
-    const float p = fmaf(fmaf(fmaf(0x1.3baacap-4f, f, 0x1.d23776p-3f), f, 0x1.63e65ap-1f), f, 1.f);
-    return __uint_as_float((__float_as_uint(xr) << 23) + __float_as_uint(p));
 }
 
 // tanh(y) as 1 - 2 / (1 + 2^x), x = 2 * log2(e) * y (the _softcap kernels; tanh.approx's 2^-11 relative
@@ -1587,17 +1559,10 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                         n1 += z;
                     }
                 }
-                if (c2_poly_group(i)) {   // HOPPER_C2_POLYEXP_D64
-                    s[4 * i] = exp2_poly(fmaf(s[4 * i], sl2, n0));
-                    s[4 * i + 1] = exp2_poly(fmaf(s[4 * i + 1], sl2, n0));
-                    s[4 * i + 2] = exp2_poly(fmaf(s[4 * i + 2], sl2, n1));
-                    s[4 * i + 3] = exp2_poly(fmaf(s[4 * i + 3], sl2, n1));
-                } else {
-                    s[4 * i] = ex2(fmaf(s[4 * i], sl2, n0));
-                    s[4 * i + 1] = ex2(fmaf(s[4 * i + 1], sl2, n0));
-                    s[4 * i + 2] = ex2(fmaf(s[4 * i + 2], sl2, n1));
-                    s[4 * i + 3] = ex2(fmaf(s[4 * i + 3], sl2, n1));
-                }
+                s[4 * i] = ex2(fmaf(s[4 * i], sl2, n0));
+                s[4 * i + 1] = ex2(fmaf(s[4 * i + 1], sl2, n0));
+                s[4 * i + 2] = ex2(fmaf(s[4 * i + 2], sl2, n1));
+                s[4 * i + 3] = ex2(fmaf(s[4 * i + 3], sl2, n1));
                 t0 += s[4 * i] + s[4 * i + 1];
                 t1 += s[4 * i + 2] + s[4 * i + 3];
             }
