@@ -282,8 +282,7 @@ def _c2_few_rounds(p: Problem, names, compute_units: int | None) -> bool:
     name = variant_name(p.dtype, 64)
     if p.causal or p.head_dim != 64 or not compute_units or name not in names:
         return False
-    bm = names[name]["block_m"] if isinstance(names, dict) else 192
-    tiles = p.batch * p.heads_q * -(-p.seqlen_q // bm)
+    tiles = p.batch * p.heads_q * -(-p.seqlen_q // names[name]["block_m"])   # (names: manifest name -> object)
     return tiles <= C2_FEW_ROUNDS_D64 * compute_units
 
 
