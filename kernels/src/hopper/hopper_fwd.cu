@@ -335,6 +335,20 @@
 #ifndef HOPPER_C2_DEFER_D64
 #define HOPPER_C2_DEFER_D64 1
 #endif
+// the _c2 kernels (issue11y, experiment): l's row sums on the tensor cores.  1: each steady key block (c2_step) issues,
+// in its PV's commit group, 8 more wgmma m64n8k16 with A = the PV's P fragments and B = a 16 x 8 tile of ones in shared
+// memory (each consumer warpgroup its own 256 bytes, in the tensor maps' staging area once the producer has published
+// them), into a 4-register accumulator whose every column is the row sum of the rounded P; the 64 FADD of c2_exp's
+// row sums go; l's rescale is 2 FMUL (columns 0 / 2: the ones c2_lse reads); the tile's last key block keeps the FADD
+// sums (l = acc * alpha + the quad's partial sums, c2_lse unchanged, before the last PV's wait); 0: l in FADD / FFMA
+#ifndef HOPPER_C2_ROWSUM_D64
+#define HOPPER_C2_ROWSUM_D64 0
+#endif
+// (control for HOPPER_C2_ROWSUM_D64 = 1: 1: the row-sum wgmmas issued and their accumulator rescaled, but l still from
+// the FADD sums (the tensor work without the instructions it saves))
+#ifndef HOPPER_C2_ROWSUM_KEEP_D64
+#define HOPPER_C2_ROWSUM_KEEP_D64 0
+#endif
 // the d64 kernels with three consumer warpgroups (hopper_fwd_<dtype>_d64 and _d64_s4; not the _static / _softcap / _varlen
 // siblings) (issue11o): 1: wgmma descriptors as the tile's plus a constant (desc_add, as HOPPER_DESC_ADD_D128 /
 // HOPPER_C2_DESC_D64; the steady key block 518 -> 468 SASS instructions, bf16; H100 call o1, same run: 1.039-1.051x at
@@ -555,6 +569,24 @@ using Bf16 = Elem<true>;
 using Fp16 = Elem<false>;
 
 __device__ __forceinline__ int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+#if HOPPER_C2_ROWSUM_D64
+// D (64 x 8, f32) += A (64 x 16, registers) * B (16 x 8, K-major, desc) (HOPPER_C2_ROWSUM_D64: B all ones)
+template <bool BF16>
+__device__ __forceinline__ void wgmma_rs_n8(float (&d)[4], const uint32_t (&a)[4], uint64_t b_desc) {
+    if constexpr (BF16) {
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %9, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16 {%0, %1, %2, %3}, {%4, %5, %6, %7}, %8, p, 1, 1, 0;\n}\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "r"(1));
+    } else {
+        asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %9, 0;\n"
+                     "wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 {%0, %1, %2, %3}, {%4, %5, %6, %7}, %8, p, 1, 1, 0;\n}\n"
+                     : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b_desc), "r"(1));
+    }
+}
+#endif
 
 // ------------------------------------------------------------------ producer
 
@@ -1360,6 +1392,26 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                   "_c2: the d64 TMA kernel's producer / schedule / epilogue with two consumer warpgroups");
     if constexpr (C2) {
         float ms0 = 0.f, ms1 = 0.f;   // the current block's row maxima, scaled (the exponentials' offsets)
+        // HOPPER_C2_ROWSUM_D64: l's accumulator (m64n8 fragment: [0] / [1] row0's sum, [2] / [3] row1's; every column the
+        // whole row's) and the descriptor of the ones (256 bytes, both warpgroups'; K-major, no swizzle, LBO = SBO = 128:
+        // any reading of them stays inside the 256 bytes; a CTA-uniform address, so ptxas can hold it in uniform registers)
+        constexpr int ROWSUM = HOPPER_C2_ROWSUM_D64;
+        static_assert(!ROWSUM || (HOPPER_C2_FUSE_D64 && HOPPER_C2_B2B_D64 && NMAPS * 128 >= 256),
+                      "HOPPER_C2_ROWSUM_D64: the fused c2 loop; 256 bytes of the maps' staging area");
+        constexpr bool RS_L = ROWSUM && !HOPPER_C2_ROWSUM_KEEP_D64;   // l from the accumulator
+        [[maybe_unused]] float lacc[4] = {0.f, 0.f, 0.f, 0.f};
+        [[maybe_unused]] const uint32_t ones = maps;
+        [[maybe_unused]] const uint64_t ones_desc =
+            (uint64_t)((ones & 0x3FFFF) >> 4) | ((uint64_t)(128 >> 4) << 16) | ((uint64_t)(128 >> 4) << 32);
+        [[maybe_unused]] auto rowsum_issue = [&]() {
+#if HOPPER_C2_ROWSUM_D64
+#pragma unroll
+            for (int kk = 0; kk < BN / 16; ++kk) {
+                const uint32_t frag[4] = {p[4 * kk], p[4 * kk + 1], p[4 * kk + 2], p[4 * kk + 3]};
+                wgmma_rs_n8<E::bf16>(lacc, frag, ones_desc);
+            }
+#endif
+        };
         // masks as softmax's; the row max; O's rescale factors
         auto c2_max = [&](int n, bool masked, float& alpha0, float& alpha1) {
             if (masked) {
@@ -1506,20 +1558,54 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             constexpr bool NEXT = decltype(next)::value;
             wgmma_wait<0>();
             reg_fence(s);
+            if constexpr (ROWSUM == 2) reg_fence(lacc);
             if (lane == 0) mbar_arrive(k_empty(vst));
             float a0, a1, t0, t1;
             c2_max(n, needs_mask(n), a0, a1);
             sched_sync();
             c2_exp(t0, t1);
             if constexpr (!HOPPER_C2_TURN_D64) sched_arrive();
-            l0 = l0 * a0 + t0;
-            l1 = l1 * a1 + t1;
+            if constexpr (ROWSUM) {   // (t0 / t1 unused: c2_exp's FADD sums drop out)
+                lacc[0] *= a0;
+                lacc[2] *= a1;
+            }
+            if constexpr (!RS_L) {
+                l0 = l0 * a0 + t0;
+                l1 = l1 * a1 + t1;
+            }
             rescale_o(a0, a1);
             mbar_wait(v_full(vst), vph);
-            issue_pv(sV + vst * KV_BYTES);
+            if constexpr (ROWSUM == 1) {   // the row sums in the PV's commit group
+                const uint64_t dv0 = desc_n_major(sV + vst * KV_BYTES, BN * 128);
+                wgmma_fence();
+#pragma unroll
+                for (int kk = 0; kk < BN / 16; ++kk) {
+                    const uint32_t frag[4] = {p[4 * kk], p[4 * kk + 1], p[4 * kk + 2], p[4 * kk + 3]};
+                    wgmma_rs<E::bf16, DC>(o, frag, desc_add(dv0, kk * 16 * 128));
+                }
+                rowsum_issue();
+                wgmma_commit();
+            } else {
+                issue_pv(sV + vst * KV_BYTES);
+            }
             if constexpr (NEXT) {
                 mbar_wait(k_full(kst), kph);
-                issue_qk(sK + kst * KV_BYTES);
+                if constexpr (ROWSUM == 2) {   // the row sums in the next QK^T's commit group, behind it
+                    const uint32_t qr = q_rows();
+                    const uint32_t k_tile = sK + kst * KV_BYTES;
+                    const uint64_t da0 = desc_k_major(qr), db0 = desc_k_major(k_tile);
+                    wgmma_fence();
+#pragma unroll
+                    for (int kk = 0; kk < DC / 16; ++kk) {
+                        const uint32_t off = (kk % 4) * 32;
+                        wgmma_ss<E::bf16, BN>(s, desc_add(da0, (kk / 4) * (BM * 128) + off),
+                                              desc_add(db0, (kk / 4) * (BN * 128) + off), kk > 0 ? 1 : 0);
+                    }
+                    rowsum_issue();
+                    wgmma_commit();
+                } else {
+                    issue_qk(sK + kst * KV_BYTES);
+                }
             }
             if constexpr (HOPPER_C2_TURN_D64) sched_arrive();
             if constexpr (HOPPER_C2_DEFER_D64 && HOPPER_C2_FUSE_D64 && NEXT) {
@@ -1528,6 +1614,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             if constexpr (NEXT) wgmma_wait<1>();
             else wgmma_wait<0>();
             reg_fence(o);
+            if constexpr (ROWSUM == 1) reg_fence(lacc);
             if (lane == 0) mbar_arrive(v_empty(vst));
         };
         // HOPPER_C2_FUSE_D64: a tile's last PV and the next tile's first QK^T go out back to back (as
@@ -1537,6 +1624,14 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         if constexpr (HOPPER_C2_FUSE_D64) {
             static_assert(HOPPER_C2_B2B_D64, "HOPPER_C2_FUSE_D64 builds on HOPPER_C2_B2B_D64's c2_step");
             mbar_wait(q_full(qs), q_phase);
+            if constexpr (ROWSUM) {   // the producer published its maps before this Q's load: their staging area is free
+                if (wg == 0 && tid < 64) {
+                    asm volatile("st.shared.u32 [%0], %1;" ::"r"(ones + 4 * tid), "r"(E::bf16 ? 0x3F803F80u : 0x3C003C00u)
+                                 : "memory");
+                    fence_proxy_async();
+                }
+                named_sync(3, 256);   // (both consumer warpgroups; the ping-pong turns are barriers 1 / 2)
+            }
             mbar_wait(k_full(kst), kph);
             issue_qk(sK + kst * KV_BYTES);   // the first tile's first key block
             for (;;) {
@@ -1546,6 +1641,10 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
 #pragma unroll
                 for (int i = 0; i < DC / 2; ++i) o[i] = 0.f;
                 mx0 = NEG_INF; mx1 = NEG_INF; l0 = 0.f; l1 = 0.f;
+                if constexpr (ROWSUM) {
+#pragma unroll
+                    for (int i = 0; i < 4; ++i) lacc[i] = 0.f;
+                }
                 const int lo = first_block();
                 int n = n_max - 1;
                 for (; n > lo; --n) {
@@ -1560,6 +1659,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 if (++kst == STAGES) { kst = 0; kph ^= 1; }
                 wgmma_wait<0>();
                 reg_fence(s);
+                if constexpr (ROWSUM == 2) reg_fence(lacc);
                 if (lane == 0) mbar_arrive(k_empty(vst));
                 int cm, ch, cb;
                 c2_tile(cm, ch, cb);
@@ -1570,8 +1670,18 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 sched_sync();
                 c2_exp(t0, t1);
                 sched_arrive();
-                l0 = l0 * a0 + t0;
-                l1 = l1 * a1 + t1;
+                if constexpr (RS_L) {   // (c2_lse adds the quad's four: a quarter of the whole-row sum each)
+                    l0 = fmaf(lacc[0], 0.25f * a0, t0);
+                    l1 = fmaf(lacc[2], 0.25f * a1, t1);
+                } else {
+                    l0 = l0 * a0 + t0;
+                    l1 = l1 * a1 + t1;
+                    if constexpr (ROWSUM) {   // (HOPPER_C2_ROWSUM_KEEP_D64: the accumulator kept live, times an opaque +0)
+                        const float z = __uint_as_float((uint32_t)a.heads_q >> 31);
+                        l0 = fmaf(lacc[0], z, l0);
+                        l1 = fmaf(lacc[2], z, l1);
+                    }
+                }
                 rescale_o(a0, a1);
                 const int t_next = next_tile();   // (its Q slot is qs now; empty tiles zero-filled on the way)
                 if (t_next >= 0) {
