@@ -745,7 +745,7 @@ def _tma_manifest(monkeypatch, bn176=True):
 
 @pytest.mark.parametrize("causal, sk, kernel", [
     (False, 8192, "hopper_fwd_bf16_d128_bn176"), (False, 16384, "hopper_fwd_bf16_d128_bn176"),
-    (False, 4096, "hopper_fwd_bf16_d128"), (True, 16384, "hopper_fwd_bf16_d128")])
+    (False, 6144, "hopper_fwd_bf16_d128"), (True, 16384, "hopper_fwd_bf16_d128")])   # (4096: _fk, FK_SIBLING_D128)
 def test_long_non_causal_d128_runs_the_176_key_kernel(monkeypatch, causal, sk, kernel):
     _tma_manifest(monkeypatch)
     (pl,) = hopper.plan(problem(b=1, sq=sk, sk=sk, hq=16, hk=16, causal=causal), "sm_90a", 132, 1)
@@ -860,7 +860,8 @@ def test_without_static_siblings_the_plan_keeps_the_dynamic_kernel(monkeypatch):
     m["by_name"] = {o["name"]: o for o in m["objects"]}
     monkeypatch.setattr(hopper, "manifest", lambda arch: m)
     (pl,) = hopper.plan(problem(b=2, sq=4096, sk=4096, hq=64, hk=8, d=128, causal=True), "sm_90a", 132, 1)
-    assert pl.kernel == "hopper_fwd_bf16_d128"
+    lo, hi = hopper.FK_SIBLING_D128[True]   # (the dynamic kernel, or its _fk sibling where the gate says)
+    assert pl.kernel == "hopper_fwd_bf16_d128" + ("_fk" if lo <= 4096 <= hi else "")
 
 
 # ----------------------------------------------------------------------------- d64 _s4 sibling, tail split (issue11h)

@@ -248,10 +248,12 @@ def _in_sibling_range(table: dict[bool, tuple[int, int]], head_dim: int, p: Prob
 #: QK^T in one ping-pong turn, each V block loaded after the next K block).  H100, bf16, ``_fk``'s code / the d128 kernel
 #: in the same run (notes/hopper.md, 2026-11-27, issue11i-d128 call 2, one interleaved run of 5 rounds): 1.02x at
 #: 32x512 h16, 1.05x causal; 1.01 / 1.02x at 16x1024; 1.01x at 8x2048; 0.975x at 4x4096 non-causal (so up to 2048);
-#: the ranges below were then checked in the run that validated the kernels (issue11i-fk).
+#: the ranges below were then checked in the run that validated the kernels (issue11i-fk).  Up to 4096 since issue11w:
+#: ``_fk`` / the d128 kernel at 4x4096 h16, paired runs of 7 rounds: 1.021x non-causal / 1.016x causal (call w2), 1.001x /
+#: 1.011x (issue11r call g1); at 2x8192 h16 non-causal ``_fk`` read 0.988x the ``_bn176`` kernel (w2), which stays there.
 FK_SIBLING_D128: dict[bool, tuple[int, int]] = {
-    True: (0, 2048),
-    False: (0, 2048),
+    True: (0, 4096),
+    False: (0, 4096),
 }
 
 
