@@ -13,6 +13,7 @@ pytest.importorskip("cuda.bindings", reason="cuda-bindings is not installed (NVI
 
 from cuda.bindings import driver as cu  # noqa: E402
 
+from pyhipattn import runtime  # noqa: E402
 from pyhipattn.kernargs.tensormap import encode_tile_map  # noqa: E402
 
 pytestmark = pytest.mark.gpu
@@ -23,20 +24,18 @@ _TYPES = {"bf16": "CU_TENSOR_MAP_DATA_TYPE_BFLOAT16", "fp16": "CU_TENSOR_MAP_DAT
 
 @pytest.fixture(scope="module")
 def context():
-    """The device's primary context, current on this thread (cuTensorMapEncodeTiled needs one)."""
-    (err,) = cu.cuInit(0)
-    if err != cu.CUresult.CUDA_SUCCESS:
-        pytest.skip(f"cuInit: {err}")
-    err, dev = cu.cuDeviceGet(0)
-    if err != cu.CUresult.CUDA_SUCCESS:
-        pytest.skip(f"cuDeviceGet: {err}")
-    err, ctx = cu.cuDevicePrimaryCtxRetain(dev)
-    assert err == cu.CUresult.CUDA_SUCCESS, err
-    (err,) = cu.cuCtxPushCurrent(ctx)
-    assert err == cu.CUresult.CUDA_SUCCESS, err
-    yield ctx
-    cu.cuCtxPopCurrent()
-    cu.cuDevicePrimaryCtxRelease(dev)
+    """Device 0's primary context, current on this thread (cuTensorMapEncodeTiled needs one), through the runtime's
+    own enter / leave."""
+    try:
+        backend = runtime.get_backend()
+    except Exception as e:  # the reason is the point of the skip
+        pytest.skip(f"no usable GPU platform: {e}")
+    if backend.platform != "nvidia":
+        pytest.skip(f"NVIDIA-only test; this process drives {backend.platform}")
+    previous = backend.enter(0)
+    yield
+    if previous is not None:
+        backend.leave(previous)
 
 
 def _driver(address, dtype, dims, strides, rows) -> bytes:

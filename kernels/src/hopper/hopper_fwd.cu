@@ -738,14 +738,18 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             hs = per * a.group;
         }
     }
+    // the kernels the per-kernel experiments below apply to (make_manifest.py's d64_main / d128_main): the d64 kernels of
+    // three consumer warpgroups on the dynamic schedule (DESC64, PV_LATE), the d128 kernel and its _fk sibling (128-key
+    // blocks, TMA: PDEC128, SMX_TREE, PV_LATE); neither _c2, _softcap, _static nor _varlen
+    constexpr bool D64_MAIN = DYN_ALL && !C2 && !SOFTCAP && !STATIC_SIBLING && !VARLEN;
+    constexpr bool D128_MAIN = D == 128 && BN == 128 && TMA && !SOFTCAP && !STATIC_SIBLING && !VARLEN;
     // PDEC (HOPPER_PDEC_D64): the producer's decode of the tile in Q slot s (phase parity p) at tile_info(s + QS * p)
     constexpr bool PDEC = HOPPER_PDEC_D64 && DYN_ALL && !SOFTCAP && !STATIC_SIBLING && !VARLEN && HOPPER_DECODE_ONCE_D64;
     static_assert(!PDEC || 8 * (2 * QS + 4 * STAGES) <= 160, "HOPPER_PDEC_D64: the tile info ring starts at bars + 160");
     static_assert(!PDEC || 160 + 12 * 2 * QS <= 208, "HOPPER_PDEC_D64: the tile info ring ends below the tile slots");
     [[maybe_unused]] auto tile_info = [&](int e) { return bars + 160 + 12 * e; };
     // PDEC128 (HOPPER_PDEC_D128): the producer's decode of the tile in Q slot s at tile_entry(s) (m_block, head, batch, t)
-    constexpr bool PDEC128 = HOPPER_PDEC_D128 && D == 128 && BN == 128 && TMA && HOPPER_DECODE_ONCE_D128 && !SOFTCAP &&
-                             !STATIC_SIBLING && !VARLEN;
+    constexpr bool PDEC128 = HOPPER_PDEC_D128 && D128_MAIN && HOPPER_DECODE_ONCE_D128;
     static_assert(!PDEC128 || 8 * (2 * QS + 4 * STAGES) <= 160, "HOPPER_PDEC_D128: the entries start at bars + 160");
     static_assert(!PDEC128 || 160 + 16 * QS <= 208, "HOPPER_PDEC_D128: the entries end below the tile slots");
     [[maybe_unused]] auto tile_entry = [&](int s) { return bars + 160 + 16 * s; };
@@ -1114,7 +1118,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     auto q_rows = [&]() { return sQ + qs * Q_BYTES + wg * WG_ROWS * 128; };
 
     // DESC64 (HOPPER_DESC_ADD_D64): the d64 kernels with three consumer warpgroups
-    constexpr bool DESC64 = HOPPER_DESC_ADD_D64 && D == 64 && DYN_ALL && !C2 && !SOFTCAP && !STATIC_SIBLING && !VARLEN;
+    constexpr bool DESC64 = HOPPER_DESC_ADD_D64 && D64_MAIN;
     constexpr bool DESC_ADD = (D == 128 && HOPPER_DESC_ADD_D128) || (C2 && HOPPER_C2_DESC_D64) || DESC64;
     auto issue_qk = [&](uint32_t k_tile) {
         const uint32_t qr = q_rows();
@@ -1185,16 +1189,14 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         return lo_first <= 0 ? 0 : lo_first / BN;
     };
     // PV_LATE (HOPPER_PV_LATE_D128 / _D64): a never-taken branch on the new row sums (1) / maxima (2) before the PV wait
-    constexpr int PV_LATE = D == 128 && BN == 128 && TMA && !SOFTCAP && !STATIC_SIBLING && !VARLEN ? HOPPER_PV_LATE_D128
-                            : D == 64 && DYN_ALL && !C2 && !SOFTCAP && !STATIC_SIBLING && !VARLEN ? HOPPER_PV_LATE_D64
-                                                                                                  : 0;
+    constexpr int PV_LATE = D128_MAIN ? HOPPER_PV_LATE_D128 : D64_MAIN ? HOPPER_PV_LATE_D64 : 0;
     [[maybe_unused]] auto pv_late_fence = [&](float x, float y) {
         const uint32_t z = (uint32_t)a.heads_q >> 31;   // 0 at run time (heads_q > 0), unknown to the compiler
         if ((__float_as_uint(x) | __float_as_uint(y)) & z) asm volatile("membar.cta;" ::: "memory");
     };
     // online softmax of s (raw scores) for key block n; the rescale factors of O
     // SMX_TREE (HOPPER_SMX_TREE_D128): the row maxima in four partial chains
-    constexpr int SMX_TREE = D == 128 && BN == 128 && TMA && !SOFTCAP && !STATIC_SIBLING && !VARLEN ? HOPPER_SMX_TREE_D128 : 0;
+    constexpr int SMX_TREE = D128_MAIN ? HOPPER_SMX_TREE_D128 : 0;
     auto softmax = [&](int n, bool masked, float& alpha0, float& alpha1) {
         if constexpr (SOFTCAP) softcap_scores();
         if (masked) {
@@ -1581,8 +1583,8 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 mbar_wait(v_full(vst), vph);
                 issue_pv(sV + vst * KV_BYTES);
                 issue_qk(sK + kst * KV_BYTES);
-                if constexpr (HOPPER_C2_DEFER_D64) c2_lse(ch, cb);
                 if constexpr (HOPPER_C2_DEFER_D64) {
+                    c2_lse(ch, cb);
                     if (c2_pend) c2_flush();
                 }
                 wgmma_wait<1>();

@@ -215,18 +215,18 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
             objects[-1]["decode_once"] = True
         if dyn:
             objects[-1]["dynamic_causal"] = True
+        on = lambda key: kv.get(key, "0") == "1"
         if m[3] == "_c2":       # cuDNN's loop shape: the ping-pong turn around the exponentials, each GEMM waited at once
             objects[-1]["exp_turn"] = True
-            if kv.get("c2_desc_add_d64", "0") == "1":   # HOPPER_C2_DESC_D64: descriptors by add, as the d128 kernels'
+            if on("c2_desc_add_d64"):   # HOPPER_C2_DESC_D64: descriptors by add, as the d128 kernels'
                 objects[-1]["desc_add"] = True
-            if kv.get("c2_defer_d64", "0") == "1":   # HOPPER_C2_DEFER_D64: a tile's O stored in the next block's PV wait
+            if on("c2_defer_d64"):   # HOPPER_C2_DEFER_D64: a tile's O stored in the next block's PV wait
                 objects[-1]["deferred_store"] = True
         if m[3] == "_fk":
             objects[-1]["fused_turn"] = objects[-1]["k_ahead"] = True
         # the d128 kernel and its _fk sibling with 128-key blocks (not _bn176 / _softcap / _varlen / _static): the kernels
         # of fwd_body's DEC1C, PDEC128 and SMX_TREE
         d128_main = d == 128 and bn == 128 and m[3] in (None, "_fk") and not m[4] and not m[5]
-        on = lambda key: kv.get(key, "0") == "1"
         # HOPPER_DEC1_CAUSAL_D128 (DEC1C): next_tile's decode skipped on causal problems with seqlen_k >= seqlen_q too
         if d128_main and on("decode_once_d128") and on("dec1_causal_d128"):
             objects[-1]["decode_once_causal"] = True
