@@ -3,7 +3,7 @@
  *
  *   gcc -O2 -I kernels/src/hopper -o /tmp/hopper_sanitize bench/hopper_sanitize.c -ldl -lm
  *   /tmp/hopper_sanitize kernels/co/sm_90a/hopper_fwd.cubin <shared d64> <shared d128> [<block_m d64> <threads d64> [<shared d128_bn176>]]
- *   /tmp/hopper_sanitize kernels/co/sm_90a/hopper_fwd.cubin KERNEL:SHARED:BLOCK_M:THREADS:D ...
+ *   /tmp/hopper_sanitize kernels/co/sm_90a/hopper_fwd.cubin KERNEL:SHARED:BLOCK_M:THREADS:D[:MAPS_OFFSET] ...
  *   compute-sanitizer --tool memcheck|racecheck|synccheck /tmp/hopper_sanitize ...
  *   /tmp/hopper_sanitize --convert < float32s   (the bf16 / fp16 conversions alone, for the CPU test)
  *
@@ -19,7 +19,10 @@
  * in _softcap runs every case with softcap 5 (its args' softcap_log2, the reference's softcap * tanh(s / softcap)).
  * Varlen (issue11h): a kernel whose name ends in _varlen (_softcap_varlen: with softcap 5) runs run_case_varlen's packed
  * cases instead (ragged sequences, 0 query / 0 key tokens, causal, windows, a small persistent grid), its out checked
- * also for writes outside the packed rows (guard rows either side).  Exit 0 when every case is within 1e-2 relative
+ * also for writes outside the packed rows (guard rows either side).  MAPS_OFFSET (issue11z, a kernel of a PARAM_MAPS_C2=1
+ * build, manifest param_maps' offset): the kernel takes hopper_fwd_maps as a second parameter at that kernarg offset;
+ * the harness makes its Q / K / V / O maps with the driver's cuTensorMapEncodeTiled (u16, 128-byte swizzle, boxes of
+ * block_m / 128 / 128 / 16 rows: the _c2 kernels') and launches with one kernarg buffer.  Exit 0 when every case is within 1e-2 relative
  * Frobenius error and every LSE within 2e-3.  The driver is opened with dlopen (no CUDA
  * toolkit needed to build).
  */
@@ -53,6 +56,8 @@ static CUresult (*cuMemcpyDtoH)(void*, CUdeviceptr, size_t);
 static CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                                   void*, void**, void**);
 static CUresult (*cuCtxSynchronize)(void);
+static CUresult (*cuTensorMapEncodeTiled)(void*, int, unsigned, void*, const unsigned long long*, const unsigned long long*,
+                                          const unsigned*, const unsigned*, int, int, int, int);
 
 #define CK(x)                                                                     \
     do {                                                                          \
@@ -115,6 +120,23 @@ static float randn(uint64_t* s) {
 static int g_bm[MAX_KERNELS] = {128, 128, 128}, g_threads[MAX_KERNELS] = {384, 384, 384};
 
 static int g_kind;   /* 0: d64, 1: d128, 2: d128_bn176, or the i-th KERNEL:... argument (block_m / threads of that kernel) */
+static int g_maps_off[MAX_KERNELS];   /* > 0: the kernel takes hopper_fwd_maps at this kernarg offset (PARAM_MAPS_C2) */
+static int g_head_dim;                /* the current kernel's head dim (its maps' dim 0) */
+
+/* the driver's map of a (batch, seq, heads, d) tensor as hopper_fwd.cu's tmap_make makes it (strides in elements) */
+static void encode_map(unsigned char* dst, uint64_t addr, int d, int seq, int heads, int batch, int64_t seq_stride,
+                       int64_t head_stride, int64_t batch_stride, int rows) {
+    _Alignas(64) unsigned char m[128];
+    const unsigned long long dims[4] = {(unsigned long long)d, (unsigned long long)seq, (unsigned long long)heads,
+                                        (unsigned long long)batch};
+    const unsigned long long strides[3] = {seq > 1 ? 2ull * (unsigned long long)seq_stride : 16,
+                                           heads > 1 ? 2ull * (unsigned long long)head_stride : 16,
+                                           batch > 1 ? 2ull * (unsigned long long)batch_stride : 16};
+    const unsigned box[4] = {64, (unsigned)rows, 1, 1}, estr[4] = {1, 1, 1, 1};
+    /* CU_TENSOR_MAP_DATA_TYPE_UINT16, INTERLEAVE_NONE, SWIZZLE_128B, L2_PROMOTION_NONE, FLOAT_OOB_FILL_NONE */
+    CK(cuTensorMapEncodeTiled(m, 1, 4, (void*)(uintptr_t)addr, dims, strides, box, estr, 0, 3, 0, 0));
+    memcpy(dst, m, 128);
+}
 
 static double g_softcap;   /* > 0: the kernel is a _softcap one */
 
@@ -142,8 +164,28 @@ static int launch(CUfunction fn, struct hopper_fwd_args* a, int tiles, int grid_
     CK(cuMemAlloc(&dt, 256 + 128 + 512 * (size_t)*grid));
     CK(cuMemcpyHtoD(dt, zeros, sizeof zeros));
     a->tmaps = dt + 256;
-    void* params[] = {a};
-    CK(cuLaunchKernel(fn, *grid, 1, 1, threads, 1, 1, (unsigned)shared, 0, params, 0));
+    if (g_maps_off[g_kind] > 0) {   /* hopper_fwd_args, zeros, then the four maps (hopper_fwd_maps), one buffer */
+        _Alignas(64) unsigned char buf[1024];
+        size_t off = (size_t)g_maps_off[g_kind], size = off + 512;
+        if (off < sizeof *a || size > sizeof buf) { fprintf(stderr, "bad maps offset %zu\n", off); exit(2); }
+        memset(buf, 0, size);
+        memcpy(buf, a, sizeof *a);
+        const int d = g_head_dim, hk = a->heads_q / a->group;
+        encode_map(buf + off, a->q, d, a->seqlen_q, a->heads_q, a->batch, a->q_seq_stride, a->q_head_stride,
+                   a->q_batch_stride, g_bm[g_kind]);
+        encode_map(buf + off + 128, a->k, d, a->seqlen_k, hk, a->batch, a->k_seq_stride, a->k_head_stride,
+                   a->k_batch_stride, 128);
+        encode_map(buf + off + 256, a->v, d, a->seqlen_k, hk, a->batch, a->v_seq_stride, a->v_head_stride,
+                   a->v_batch_stride, 128);
+        encode_map(buf + off + 384, a->out, d, a->seqlen_q, a->heads_q, a->batch, a->o_seq_stride, a->o_head_stride,
+                   a->o_batch_stride, 16);
+        /* CU_LAUNCH_PARAM_BUFFER_POINTER, CU_LAUNCH_PARAM_BUFFER_SIZE, CU_LAUNCH_PARAM_END */
+        void* extra[] = {(void*)1, buf, (void*)2, &size, (void*)0};
+        CK(cuLaunchKernel(fn, *grid, 1, 1, threads, 1, 1, (unsigned)shared, 0, 0, extra));
+    } else {
+        void* params[] = {a};
+        CK(cuLaunchKernel(fn, *grid, 1, 1, threads, 1, 1, (unsigned)shared, 0, params, 0));
+    }
     CK(cuCtxSynchronize());
     CK(cuMemcpyDtoH(after, dt, sizeof after));
     CK(cuMemFree(dt));
@@ -355,6 +397,7 @@ int main(int argc, char** argv) {
     *(void**)&cuDevicePrimaryCtxRetain = sym(lib, "cuDevicePrimaryCtxRetain");
     *(void**)&cuCtxSetCurrent = sym(lib, "cuCtxSetCurrent");
     *(void**)&cuModuleLoad = sym(lib, "cuModuleLoad");
+    *(void**)&cuTensorMapEncodeTiled = sym(lib, "cuTensorMapEncodeTiled");
     *(void**)&cuModuleGetFunction = sym(lib, "cuModuleGetFunction");
     *(void**)&cuFuncSetAttribute = sym(lib, "cuFuncSetAttribute");
     *(void**)&cuMemAlloc = sym(lib, "cuMemAlloc_v2");
@@ -379,8 +422,8 @@ int main(int argc, char** argv) {
         for (int i = 0; i < nk; ++i) {
             char* c = strchr(argv[2 + i], ':');
             if (!c || c - argv[2 + i] >= 127 ||
-                sscanf(c + 1, "%d:%d:%d:%d", &shared[i], &g_bm[i], &g_threads[i], &dims[i]) != 4) {
-                fprintf(stderr, "bad kernel spec %s (KERNEL:SHARED:BLOCK_M:THREADS:D)\n", argv[2 + i]);
+                sscanf(c + 1, "%d:%d:%d:%d:%d", &shared[i], &g_bm[i], &g_threads[i], &dims[i], &g_maps_off[i]) < 4) {
+                fprintf(stderr, "bad kernel spec %s (KERNEL:SHARED:BLOCK_M:THREADS:D[:MAPS_OFFSET])\n", argv[2 + i]);
                 return 2;
             }
             memcpy(names[i], argv[2 + i], (size_t)(c - argv[2 + i]));
@@ -399,6 +442,7 @@ int main(int argc, char** argv) {
         CK(cuModuleGetFunction(&fn, mod, names[i]));
         CK(cuFuncSetAttribute(fn, 8 /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */, shared[i]));
         const int d = dims[i];
+        g_head_dim = d;
         const size_t len = strlen(names[i]);
         g_fp16 = strstr(names[i], "_fp16_") != NULL;
         g_softcap = len > 8 && !strcmp(names[i] + len - 8, "_softcap") ? 5.0 : 0.0;

@@ -26,6 +26,9 @@ class Entry:
     header: Path | None  # kernarg header (kernels/src/...), None when the metadata names args
     struct: str | None
     dynamic_shared: int = 0
+    #: further kernel parameters, each a struct of the same header by value at a kernarg offset (the hopper ``_c2``
+    #: kernels' ``param_maps``: ("hopper_fwd_maps", offset)); empty: the kernel takes ``struct`` alone
+    more_params: tuple[tuple[str, int], ...] = ()
 
     @property
     def needs_matrix_unit(self) -> bool:
@@ -51,8 +54,10 @@ def read_manifest(path: Path) -> list[Entry]:
     out = []
     if "objects" in m and isinstance(m["objects"], list):          # {"objects": [{"file", "kernel", "struct"}]}
         for o in m["objects"]:
+            pm = o.get("param_maps")   # {"struct", "offset", ...}: a second struct parameter (hopper.py's param_maps)
+            more = ((pm["struct"], int(pm["offset"])),) if isinstance(pm, dict) else ()
             out.append(Entry(fam, arch, folder / o["file"], o["kernel"], o.get("role", "fwd"), header,
-                             o.get("struct"), int(o.get("shared", 0))))
+                             o.get("struct"), int(o.get("shared", 0)), more))
     elif "kernels" in m:                                              # {"kernels": [{"object", "name", "kernarg_struct"}]}
         for k in m["kernels"]:
             out.append(Entry(fam, arch, folder / k["object"], k["name"], k.get("role", "fwd"), header,

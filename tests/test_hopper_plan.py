@@ -298,14 +298,17 @@ def test_plan_launch_shape(causal, d):
     assert pl.kernel == f"hopper_fwd_bf16_d{d}" + suffix
     assert Path(pl.code_object).name == "hopper_fwd.cubin"
     lay = hopper.layout()
-    assert len(pl.kernargs) == lay.size
+    pm = obj.get("param_maps")      # the _c2 kernels (PARAM_MAPS_C2=1): hopper_fwd_maps after the args
+    assert len(pl.kernargs) == (pm["offset"] + hopper.maps_layout().size if pm else lay.size)
+    assert bool(pm) == pl.kernel.endswith("_c2")
     i32 = lambda n: int.from_bytes(pl.kernargs[lay[n].offset:lay[n].offset + 4], "little", signed=True)  # noqa: E731
     assert (i32("seqlen_q"), i32("seqlen_k"), i32("group"), i32("heads_q")) == (1000, 777, 4, 8)
     assert (i32("m_blocks"), i32("causal"), i32("batch")) == (m_blocks, int(causal), 3)
     want = {n: lay[n].offset for n in ("q", "k", "v", "out", "lse")}
     if tma:
         want["workspace"] = lay["tmaps"].offset
-    assert dict(pl.pointer_slots) == want
+    maps = {(n, pm["offset"] + 128 * i) for i, n in enumerate(("q", "k", "v", "out"))} if pm else set()
+    assert set(pl.pointer_slots) == set(want.items()) | maps
 
 
 def test_plan_without_lse_leaves_the_lse_pointer_zero():
@@ -659,7 +662,8 @@ def test_build_is_reproducible(tmp_path):
                DESC_ADD_D64=str(int(bool(d64.get("desc_add")))), PDEC_D128=str(int(bool(d128.get("producer_decode")))),
                SMX_TREE_D128=str(int(bool(d128.get("max_tree")))),
                C2_DEFER_D64=str(int(bool(by_name.get("fwd_bf16_d64_c2", {}).get("deferred_store")))),
-               PV_LATE_D64=str(d64.get("pv_late", 0)))
+               PV_LATE_D64=str(d64.get("pv_late", 0)),
+               PARAM_MAPS_C2=str(int(bool(by_name.get("fwd_bf16_d64_c2", {}).get("param_maps")))))
     r = subprocess.run(["bash", str(ROOT / "scripts" / "build" / "hopper.sh")], env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     assert (tmp_path / "hopper_fwd.cubin").read_bytes() == (CO / "hopper_fwd.cubin").read_bytes()
@@ -1034,3 +1038,149 @@ def test_c2_sibling_on_few_rounds(shape, cu, want_c2):
         mp.setattr(hopper, "C2_FEW_ROUNDS_D64", 0)
         assert not hopper.kernel_name(p, by, cu).endswith("_c2")
 
+
+
+# ----------------------------------------------------------------------------- host-made tensor maps (issue11z)
+
+#: where make_manifest.py put hopper_fwd_maps in the PARAM_MAPS_C2=1 build (the metadata's offset: nvcc aligns the
+#: parameter's constant-bank address to 64, 0x210 + 240 = 0x300)
+_MAPS_OFFSET = 240
+
+
+def _param_maps_manifest(monkeypatch, param_maps: bool = True):
+    """The shipped manifest with the ``_c2`` kernels marked ``param_maps`` as a PARAM_MAPS_C2=1 build marks them (the
+    shipped build since call z1), or with the mark taken off (``param_maps=False``: a PARAM_MAPS_C2=0 build)."""
+    m = json.loads((CO / "hopper_manifest.json").read_text())
+    for o in m["objects"]:
+        o.pop("param_maps", None)
+        if param_maps and o["name"].endswith("_d64_c2"):
+            o["param_maps"] = {"struct": "hopper_fwd_maps", "offset": _MAPS_OFFSET, "align": 64}
+    m["by_name"] = {o["name"]: o for o in m["objects"]}
+    monkeypatch.setattr(hopper, "manifest", lambda arch: m)
+    return m
+
+
+def test_shipped_c2_kernels_take_host_made_maps():
+    """The shipped manifest (PARAM_MAPS_C2=1) marks exactly the ``_c2`` kernels ``param_maps``, at the offset this file
+    expects (the rebuild test checks the cubin and manifest are the build's)."""
+    objs = hopper.manifest("sm_90a")["objects"]
+    marked = {o["name"] for o in objs if o.get("param_maps")}
+    assert marked == {o["name"] for o in objs if o["name"].endswith("_d64_c2")} and marked
+    for o in objs:
+        if o.get("param_maps"):
+            assert o["param_maps"] == {"struct": "hopper_fwd_maps", "offset": _MAPS_OFFSET, "align": 64}
+
+
+def _want_map(dims, strides_elems, rows):
+    """tmap_make's map of (seq, heads, batch) with element strides (batch, seq, head), written out here."""
+    from pyhipattn.kernargs import encode_tile_map
+
+    seq, heads, batch = dims
+    b, s_, h = strides_elems
+    st = (2 * s_ if seq > 1 else 16, 2 * h if heads > 1 else 16, 2 * b if batch > 1 else 16)
+    return encode_tile_map(0, "u16", (64, seq, heads, batch), st, rows)
+
+
+@pytest.mark.parametrize("b, s, hq, hk, causal, dtype", [(32, 512, 16, 16, False, "bf16"), (16, 1024, 32, 8, True, "fp16"),
+                                                         (1, 512, 1, 1, False, "bf16"), (4, 640, 12, 4, True, "bf16")])
+def test_param_maps_kernargs_hold_the_maps(monkeypatch, b, s, hq, hk, causal, dtype):
+    """A ``param_maps`` kernel's plan: hopper_fwd_args as before, zeros to the manifest's offset, then the Q / K / V / O
+    maps tmap_make would make (boxes of 128 / 128 / 128 / 16 rows, 16-byte strides on size-1 dims), addresses 0; binding
+    writes each tensor's address into its field and its map's bytes 0-7, nothing else."""
+    import struct as st
+
+    p = problem(b=b, sq=s, sk=s, hq=hq, hk=hk, d=64, dtype=dtype, causal=causal, return_lse=True)
+    with pytest.MonkeyPatch.context() as mp:
+        _param_maps_manifest(mp, param_maps=False)
+        (base,) = hopper.plan(p, "sm_90a", 132, 1)    # a PARAM_MAPS_C2=0 manifest: maps made in the kernel
+    m = _param_maps_manifest(monkeypatch)
+    (pl,) = hopper.plan(p, "sm_90a", 132, 1)
+    obj = m["by_name"][f"fwd_{dtype}_d64_c2"]
+    assert pl.kernel == base.kernel == obj["kernel"]
+    lay, mlay = hopper.layout(), hopper.maps_layout()
+    assert len(base.kernargs) == lay.size == 216 and mlay.size == 512
+    assert len(pl.kernargs) == _MAPS_OFFSET + 512
+    assert pl.kernargs[:lay.size] == base.kernargs and pl.kernargs[lay.size:_MAPS_OFFSET] == bytes(_MAPS_OFFSET - lay.size)
+    want = [_want_map((s, hq, b), p.q_strides, obj["block_m"]), _want_map((s, hk, b), p.k_strides, obj["block_n"]),
+            _want_map((s, hk, b), p.v_strides, obj["block_n"]), _want_map((s, hq, b), p.o_strides, 16)]
+    assert obj["block_m"] == obj["block_n"] == 128
+    for i, w in enumerate(want):
+        assert pl.kernargs[_MAPS_OFFSET + 128 * i:_MAPS_OFFSET + 128 * (i + 1)] == w, i
+    slots = dict.fromkeys(n for n, _ in pl.pointer_slots)
+    assert set(slots) == {"q", "k", "v", "out", "lse", "workspace"}
+    assert set(pl.pointer_slots) == set(base.pointer_slots) | {("q", 240), ("k", 368), ("v", 496), ("out", 624)}
+    ptrs = {"q": 0x7F0000000100, "k": 0x7F0000200000, "v": 0x7F0000400040, "out": 0x7F0000600080,
+            "lse": 0x7F0000800000, "workspace": 0x7F0000900000}
+    bound, bound_base = pl.bind(ptrs), base.bind(ptrs)
+    assert bound.kernargs[:lay.size] == bound_base.kernargs
+    for i, n in enumerate(("q", "k", "v", "out")):
+        at = _MAPS_OFFSET + 128 * i
+        assert st.unpack_from("<Q", bound.kernargs, at)[0] == ptrs[n]
+        assert bound.kernargs[at + 8:at + 128] == want[i][8:]
+    # the prepared path's binding (prepare: (offset, index) slots, pointer_runs) writes the same bytes
+    from pyhipattn.prepared import POINTERS
+    from pyhipattn.runtime._driver import pointer_runs
+
+    buf = bytearray(pl.kernargs)
+    values = tuple(ptrs.get(n, 0) for n in POINTERS)
+    for pack_into, off, a, z in pointer_runs(tuple((off, POINTERS.index(n)) for n, off in pl.pointer_slots)):
+        pack_into(buf, off, *values[a:z])
+    assert bytes(buf) == bound.kernargs
+
+
+def test_param_maps_refused_fall_back_to_the_d64_kernel(monkeypatch):
+    """Strides the CPU encoder refuses (64 GiB and more; the in-kernel maps take up to 2^40 bytes): the planner runs the
+    next kernel (the d64 one, maps made in the kernel) instead of crashing, and says why through param_maps_refusal."""
+    m = _param_maps_manifest(monkeypatch)
+    d = 64
+    big = 1 << 35                                      # elements: 64 GiB of bf16 between batches
+    p = problem(b=2, sq=512, sk=512, hq=16, hk=16, d=d, q_strides=(big, 16 * d, d))
+    assert hopper.gate(p, "sm_90a", 132, force=True) is None      # below TMA's 2^39 elements
+    c2 = m["by_name"]["fwd_bf16_d64_c2"]
+    why = hopper.param_maps_refusal(p, c2)
+    assert why and "q tensor map" in why and "strides" in why, why
+    with pytest.raises(ValueError, match="strides"):
+        hopper.tile_maps(p, c2)
+    assert hopper.kernel_name(p, m["by_name"], 132) == "fwd_bf16_d64"
+    (pl,) = hopper.plan(p, "sm_90a", 132, 1)
+    assert pl.kernel == m["by_name"]["fwd_bf16_d64"]["kernel"] and len(pl.kernargs) == hopper.layout().size
+    ok = problem(b=2, sq=512, sk=512, hq=16, hk=16, d=d)
+    assert hopper.param_maps_refusal(ok, c2) is None and hopper.kernel_name(ok, m["by_name"], 132) == "fwd_bf16_d64_c2"
+    # a kernel that makes its own maps never refuses on that account
+    assert hopper.param_maps_refusal(p, m["by_name"]["fwd_bf16_d64"]) is None
+
+
+def test_check_params_reads_the_second_parameter():
+    """kernargs.check_params: hopper_fwd_args at 0, hopper_fwd_maps where the metadata puts it (240 in the
+    PARAM_MAPS_C2=1 build); wrong sizes / order / a missing parameter are named."""
+    from pyhipattn.codeobj.model import KernelArg, KernelInfo
+    from pyhipattn.errors import KernargMismatchError
+    from pyhipattn.kernargs import check_params
+
+    lay, mlay = hopper.layout(), hopper.maps_layout()
+
+    def kernel(*args):
+        return KernelInfo(name="k", symbol="k", arch="sm_90a", kernarg_size=max(o + n for o, n in args),
+                          kernarg_align=8, args=tuple(KernelArg(o, n, "param") for o, n in args))
+
+    assert check_params([lay, mlay], kernel((0, 216), (240, 512))) == (0, 240)
+    assert check_params([lay], kernel((0, 216))) == (0,)
+    for bad, words in [(((0, 216),), "parameter 1"), (((0, 216), (240, 384)), "parameter 1"),
+                       (((0, 216), (200, 512)), "parameter 1"), (((0, 216), (248, 512)), "multiple of 16"),
+                       (((0, 200), (240, 512)), "parameter 0")]:
+        with pytest.raises(KernargMismatchError, match=words):
+            check_params([lay, mlay], kernel(*bad))
+    with pytest.raises(ValueError, match="params"):
+        check_params([], kernel((0, 216)))
+
+
+def test_maps_struct_matches_the_kernel_side():
+    """hopper_fwd_maps: four 128-byte maps of 16 words (q0.., k0.., v0.., o0..), HOPPER_FWD_MAPS_ALIGN 64 (the C++
+    parameter type's alignas)."""
+    from pyhipattn.kernargs import read_header
+
+    h = read_header(hopper.HEADER)
+    mlay = h["hopper_fwd_maps"]
+    assert h.constants["HOPPER_FWD_MAPS_ALIGN"] == 64 and mlay.size == 512
+    assert [mlay[f"{t}0"].offset for t in "qkvo"] == [0, 128, 256, 384]
+    assert all(f.size == 8 for f in mlay.fields) and len(mlay.fields) == 64

@@ -42,7 +42,7 @@ import math
 from functools import lru_cache
 
 from ..arch import canonical_arch
-from ..kernargs import StructLayout, layout_from_header
+from ..kernargs import StructLayout, encode_tile_map, layout_from_header
 from ..kernels_dir import header, kernels_dir
 from ..manifest import family_manifest
 from ..plan import LaunchPlan
@@ -69,6 +69,60 @@ _WINDOW_SEQ_LIMIT = 1 << 29
 def layout() -> StructLayout:
     """``hopper_fwd_args`` as hopper_args.h declares it."""
     return layout_from_header(HEADER, "hopper_fwd_args")
+
+
+@lru_cache(maxsize=None)
+def maps_layout() -> StructLayout:
+    """``hopper_fwd_maps`` (the host-made tensor maps of kernels marked ``param_maps``) as hopper_args.h declares it."""
+    return layout_from_header(HEADER, "hopper_fwd_maps")
+
+
+#: Box rows of the O map of the d64 TMA epilogue (EPI_TMA64: each warp stores its 16 staged rows), the ``_c2`` kernels'
+_EPI_TMA64_BOX_ROWS = 16
+
+
+def tile_maps(p: Problem, obj: dict) -> bytes:
+    """The Q / K / V / O tensor maps (``hopper_fwd_maps``, 512 bytes, addresses 0: the plan binds them) that kernel
+    ``obj`` of the manifest, marked ``param_maps`` (HOPPER_PARAM_MAPS_C2: the d64 ``_c2`` kernels), takes from the host:
+    the maps its ``tmap_make`` calls would make (dims (head_dim, seq, heads, batch), byte strides, 16 bytes for a
+    dimension of size 1, 16-bit elements, boxes of block_m (Q) / block_n (K, V) / 16 (O) rows of 64 columns).
+
+    Raises ValueError (from :func:`pyhipattn.kernargs.encode_tile_map`, naming the map) for what the encoder refuses:
+    strides of 64 GiB or more, strides not multiples of 16 bytes, empty dimensions; or for a kernel it does not apply to.
+    """
+    if p.varlen or p.head_dim != 64 or not obj.get("epilogue_tma") or not obj.get("epilogue_smem_per_warp"):
+        raise ValueError(f"obj: kernel {obj.get('name')!r} with param_maps; accepted: the d64 _c2 kernels (TMA epilogue "
+                         "per warp), not varlen")
+
+    def one(what: str, dims: tuple[int, int, int], strides: tuple[int, int, int], rows: int) -> bytes:
+        seq, heads, batch = dims
+        st = tuple(2 * s if n > 1 else 16 for s, n in zip((strides[1], strides[2], strides[0]), dims))
+        try:
+            return encode_tile_map(0, "u16", (p.head_dim, seq, heads, batch), st, rows)
+        except ValueError as e:
+            raise ValueError(f"the {what} tensor map of {obj['name']}: {e}") from None
+
+    blob = b"".join((
+        one("q", (p.seqlen_q, p.heads_q, p.batch), p.q_strides, obj["block_m"]),
+        one("k", (p.seqlen_k, p.heads_k, p.batch), p.k_strides, obj["block_n"]),
+        one("v", (p.seqlen_k, p.heads_k, p.batch), p.v_strides, obj["block_n"]),
+        one("out", (p.seqlen_q, p.heads_q, p.batch), p.o_strides, _EPI_TMA64_BOX_ROWS),
+    ))
+    if len(blob) != maps_layout().size:
+        raise ValueError(f"obj: {len(blob)} bytes of maps, hopper_fwd_maps is {maps_layout().size}")
+    return blob
+
+
+def param_maps_refusal(p: Problem, obj: dict) -> str | None:
+    """Why kernel ``obj`` (manifest ``param_maps``) cannot take ``p``'s maps from the host (:func:`tile_maps`), or None
+    (also for a kernel that makes its own maps).  Where it cannot, :func:`kernel_name` runs the next kernel instead."""
+    if not obj.get("param_maps"):
+        return None
+    try:
+        tile_maps(p, obj)
+    except ValueError as e:
+        return str(e)
+    return None
 
 
 @lru_cache(maxsize=None)
@@ -300,7 +354,7 @@ def kernel_name(p: Problem, names, compute_units: int | None = None) -> str:
     / ``_static`` sibling for causal ones (:data:`DYN_SIBLING_CAUSAL`, :data:`STATIC_SIBLING_CAUSAL`), the d64 ``_s4``
     sibling where :data:`S4_SIBLING_D64` says, the d128 ``_fk`` sibling where :data:`FK_SIBLING_D128` says, the d64 ``_c2``
     sibling where :data:`C2_SIBLING_D64` says or, on ``compute_units`` SMs, :data:`C2_FEW_ROUNDS_D64` (before ``_static`` /
-    ``_s4``);
+    ``_s4``; not where it takes host-made maps, manifest ``param_maps``, that :func:`param_maps_refusal` refuses);
     softcap problems: ``fwd_<dtype>_d<D>_softcap``; varlen problems ``fwd_<dtype>_d<D>[_softcap]_varlen`` (whether or not
     ``names`` has it: :func:`gate` checks), causal ones without softcap ``fwd_<dtype>_d<D>_dyn_varlen`` where ``names``
     has it (d96: the dynamic causal schedule, as ``_dyn`` on uniform batches)."""
@@ -317,7 +371,8 @@ def kernel_name(p: Problem, names, compute_units: int | None = None) -> str:
     lo, hi = DYN_SIBLING_CAUSAL.get(p.head_dim, (0, -1))
     if p.causal and lo <= p.seqlen_k <= hi and name + "_dyn" in names:
         return name + "_dyn"
-    if (_in_sibling_range(C2_SIBLING_D64, 64, p) or _c2_few_rounds(p, names, compute_units)) and name + "_c2" in names:
+    if ((_in_sibling_range(C2_SIBLING_D64, 64, p) or _c2_few_rounds(p, names, compute_units)) and name + "_c2" in names
+            and not param_maps_refusal(p, names[name + "_c2"])):   # (host-made maps the encoder refuses: the next kernel)
         return name + "_c2"
     if _runs_static_sibling(p) and name + "_static" in names:
         return name + "_static"
@@ -478,7 +533,8 @@ def gate(problem: Problem, arch: str, compute_units: int | None = None, force: b
 def plan(problem: Problem, arch: str, compute_units: int, num_splits: int) -> list[LaunchPlan]:
     """One launch; pointer slots q, k, v, out, lse (lse only with ``return_lse``), cu_seqlens_q / cu_seqlens_k
     (varlen), and for a kernel that loads with TMA (manifest ``tma``) the workspace, where each CTA writes its tensor
-    maps.  Varlen: tiles over ``batch * heads_q * ceil(max_seqlen_q / block_m)``; the kernel reads the cu_seqlens
+    maps (a kernel marked ``param_maps`` writes none there, only its tile counters below it count: its kernargs carry
+    :func:`tile_maps` at the manifest's offset, with q / k / v / out slots at each map's address too).  Varlen: tiles over ``batch * heads_q * ceil(max_seqlen_q / block_m)``; the kernel reads the cu_seqlens
     per tile and skips tiles past each sequence's end."""
     why = gate(problem, arch, compute_units, force=True)
     if why:
@@ -522,13 +578,25 @@ def plan(problem: Problem, arch: str, compute_units: int, num_splits: int) -> li
     workspace = tma["align"] + tma["bytes_per_cta"] * grid[0] if tma else 0
     if tma:
         slots += ("workspace",)
+    kernargs = lay.packer().pack(**values)
+    pointer_slots = tuple((n, lay["tmaps" if n == "workspace" else n].offset) for n in slots)
+    if pm := obj.get("param_maps"):
+        # HOPPER_PARAM_MAPS_C2: hopper_fwd_maps as the second parameter, at the metadata's offset (make_manifest.py); the
+        # maps made here, each map's address (its bytes 0-7) bound per call like a.q / a.k / a.v / a.out
+        off, mlay = pm["offset"], maps_layout()
+        if off < len(kernargs) or off % 16:
+            raise ValueError(f"manifest: {obj['name']} param_maps offset {off}; accepted: a multiple of 16 >= "
+                             f"{len(kernargs)} (the end of hopper_fwd_args)")
+        kernargs += bytes(off - len(kernargs)) + tile_maps(p, obj)
+        pointer_slots += tuple((n, off + mlay[f"{m}0"].offset) for n, m in (("q", "q"), ("k", "k"), ("v", "v"),
+                                                                          ("out", "o")))
     return [LaunchPlan(
         code_object=str(kernels_dir() / a / obj["file"]),
         kernel=obj["kernel"],
         grid=grid,
         block=(obj["threads"], 1, 1),
         shared_mem=obj["shared"],
-        kernargs=lay.packer().pack(**values),
+        kernargs=kernargs,
         workspace_bytes=workspace,
-        pointer_slots=tuple((n, lay["tmaps" if n == "workspace" else n].offset) for n in slots),
+        pointer_slots=pointer_slots,
     )]

@@ -2,8 +2,8 @@
 
 One module per job: ``values`` (field kinds, value -> bytes rules), ``layouts`` (StructLayout,
 ``triton_layout``), ``headers`` (C headers -> layouts), ``packing`` (``Packer`` for a layout,
-``ArgPacker`` from metadata), ``checks`` (``check_layout``), ``tensormap`` (CUDA tensor maps made on the CPU:
-``encode_tile_map``).  Import the names from here.
+``ArgPacker`` from metadata), ``checks`` (``check_layout``; ``check_params``: several structs, one
+parameter each), ``tensormap`` (CUDA tensor maps made on the CPU: ``encode_tile_map``).  Import the names from here.
 
 A kernel family declares its kernarg struct once, in a C header that the kernel source
 includes and that :func:`layout_from_header` reads through cffi (ABI mode: no compiler).  The
@@ -23,7 +23,7 @@ Pointer fields take an int address, None (null), or an array object exposing its
 address (``data_ptr()``, ``.data.ptr`` / ``.ptr``, ``__cuda_array_interface__``).
 """
 
-from .checks import check_layout
+from .checks import check_layout, check_params
 from .headers import KernargHeader, layout_from_header, read_header
 from .layouts import Field, StructLayout, triton_layout
 from .packing import ArgPacker, Packer, arg_packer, kernarg_buffer_size, pack_by_names, pack_positional
@@ -32,6 +32,6 @@ from .values import KINDS, address_of
 
 __all__ = [
     "Field", "StructLayout", "KernargHeader", "Packer", "ArgPacker",
-    "read_header", "layout_from_header", "check_layout", "triton_layout",
+    "read_header", "layout_from_header", "check_layout", "check_params", "triton_layout",
     "kernarg_buffer_size", "arg_packer", "pack_by_names", "pack_positional", "address_of", "KINDS", "encode_tile_map",
 ]

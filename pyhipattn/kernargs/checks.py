@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..codeobj.model import KernelInfo
 from ..errors import KernargMismatchError
 from .layouts import StructLayout
@@ -43,3 +45,43 @@ def check_layout(layout: StructLayout, kernel: KernelInfo) -> None:
         lines = [f"struct {layout.name} ({layout.source or 'no source'}) does not match kernel {kernel.name} "
                  f"({kernel.arch}):", *problems, *(f"note: {n}" for n in notes)]
         raise KernargMismatchError("\n  ".join(lines))
+
+
+def check_params(params: Sequence[StructLayout], kernel: KernelInfo) -> tuple[int, ...]:
+    """Check that ``kernel`` takes exactly the structs ``params`` by value, one parameter each, in order, and return
+    their byte offsets in the kernarg buffer (the metadata's).
+
+    Parameter 0 must sit at offset 0; parameter ``i`` must have its struct's size and start at or after the end of
+    parameter ``i - 1``, at a multiple of 16 and of its struct's alignment as declared (the metadata places the padding:
+    nvcc puts an over-aligned parameter, e.g. an ``alignas(64)`` one, where its constant-bank address is aligned, so
+    its offset is not a plain round-up); the explicit arguments must end where the last struct does.  One parameter is
+    :func:`check_layout`'s by-value case.  Raises KernargMismatchError listing every difference; ValueError for an
+    empty ``params``.
+    """
+    if not params:
+        raise ValueError("params: empty; accepted: one or more StructLayouts, the kernel's parameters in order")
+    args = kernel.explicit_args
+    problems: list[str] = []
+    end = 0
+    for i in range(max(len(params), len(args))):
+        lay = params[i] if i < len(params) else None
+        arg = args[i] if i < len(args) else None
+        if lay is None or arg is None:
+            ours = f"struct {lay.name} of {lay.size} bytes" if lay else "no parameter"
+            theirs = f"offset {arg.offset} size {arg.size}" if arg else "no argument"
+            problems.append(f"parameter {i}: declared {ours}, metadata has {theirs}")
+            continue
+        step = max(16, lay.align) if i else 1
+        if arg.size != lay.size or arg.offset < end or arg.offset % step or (i == 0 and arg.offset != 0):
+            where = "offset 0" if i == 0 else f"an offset >= {end}, a multiple of {step}"
+            problems.append(f"parameter {i}: struct {lay.name} wants {where} and {lay.size} bytes, metadata has "
+                            f"offset {arg.offset} size {arg.size}")
+        end = arg.offset + arg.size
+    if args and len(args) == len(params) and kernel.explicit_kernarg_size != end:
+        problems.append(f"total size: the last struct ends at {end}, the metadata's explicit arguments at "
+                        f"{kernel.explicit_kernarg_size}")
+    if problems:
+        names = ", ".join(lay.name for lay in params)
+        lines = [f"parameters {names} do not match kernel {kernel.name} ({kernel.arch}):", *problems]
+        raise KernargMismatchError("\n  ".join(lines))
+    return tuple(a.offset for a in args)

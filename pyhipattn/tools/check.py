@@ -26,7 +26,7 @@ from .. import codeobj
 from ..arch import arch_info
 from ..codeobj.isa import ToolNotFoundError, mnemonics
 from ..codeobj.limits import matrix_counts, resource_report, resource_usage
-from ..kernargs import check_layout, layout_from_header
+from ..kernargs import check_layout, check_params, layout_from_header
 from ..manifest import Entry, manifests
 
 
@@ -62,7 +62,14 @@ def check_entry(e: Entry, isa_cache: dict, extra: dict | None = None) -> list[st
         problems.append(f"{e.kernel}: {k.shared_bytes} static + {e.dynamic_shared} dynamic shared bytes > {limit}")
     if e.header and e.struct:
         try:
-            check_layout(layout_from_header(e.header, e.struct), k)
+            if e.more_params:   # several struct parameters: each at the offset the manifest says
+                structs = [e.struct, *(name for name, _ in e.more_params)]
+                offsets = check_params([layout_from_header(e.header, n) for n in structs], k)
+                if offsets[1:] != tuple(off for _, off in e.more_params):
+                    problems.append(f"{e.kernel}: parameters {structs} sit at offsets {list(offsets)} in the metadata, "
+                                    f"the manifest says {[0, *(off for _, off in e.more_params)]}")
+            else:
+                check_layout(layout_from_header(e.header, e.struct), k)
         except ValueError as err:
             problems.append(f"{e.kernel}: {err}")
     if e.needs_matrix_unit:

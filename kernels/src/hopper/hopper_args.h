@@ -71,4 +71,28 @@ struct hopper_fwd_args {
     uint64_t cu_seqlens_k;
 };
 
+// Host-made tensor maps (kernels built with HOPPER_PARAM_MAPS_C2, manifest "param_maps": the d64 _c2 kernels): a second
+// __grid_constant__ kernel parameter after hopper_fwd_args, at its end rounded up to HOPPER_FWD_MAPS_ALIGN (the parameter
+// type below, hopper_fwd_maps_param, is this struct aligned so: a CUtensorMap must be 64-byte aligned).  Four 128-byte
+// CUtensorMaps, each as 16 little-endian words (word 0 the tensor's address): Q (boxes of block_m rows), K and V (block_n
+// rows), O (16 rows, the d64 epilogue's per-warp TMA stores); dims innermost first (D, seq, heads, batch), byte strides of
+// dims 1-3 (16 for a dimension of size 1), 16-bit elements (u16), 128-byte swizzle, zero fill -- the maps the other TMA
+// kernels make in their tmaps slots (hopper_fwd.cu's tmap_make), here made by the host (pyhipattn.kernargs.encode_tile_map).
+// Such kernels write no maps to tmaps; the tile counters below it stay.
+#define HOPPER_FWD_MAPS_ALIGN 64
+struct hopper_fwd_maps {
+    uint64_t q0, q1, q2, q3, q4, q5, q6, q7, q8, q9, q10, q11, q12, q13, q14, q15;
+    uint64_t k0, k1, k2, k3, k4, k5, k6, k7, k8, k9, k10, k11, k12, k13, k14, k15;
+    uint64_t v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15;
+    uint64_t o0, o1, o2, o3, o4, o5, o6, o7, o8, o9, o10, o11, o12, o13, o14, o15;
+};
+
 // pyhipattn:end
+
+#ifdef __cplusplus
+// the kernel parameter of hopper_fwd_maps (see above)
+struct alignas(HOPPER_FWD_MAPS_ALIGN) hopper_fwd_maps_param {
+    hopper_fwd_maps m;
+};
+static_assert(sizeof(hopper_fwd_maps_param) == 512 && alignof(hopper_fwd_maps_param) == 64, "four 128-byte maps");
+#endif

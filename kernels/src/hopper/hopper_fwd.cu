@@ -335,6 +335,14 @@
 #ifndef HOPPER_C2_DEFER_D64
 #define HOPPER_C2_DEFER_D64 1
 #endif
+// the _c2 kernels (issue11z): 1: their Q / K / V / O tensor maps come from the host as a second __grid_constant__ kernel
+// parameter (hopper_args.h's hopper_fwd_maps_param; manifest "param_maps"), their TMA loads / O stores take the
+// parameter's generic address: no tmap_make / publish / acquire in the prologue (the tile counters below a.tmaps stay);
+// 0: the maps made by each CTA's producer as in every other TMA kernel.  1 since call z1 (2026-11-27 session 5, H100,
+// same run: 1.006-1.016x the in-kernel maps on six _c2 rows at 512-1024, geomean 1.011; out / LSE bit for bit)
+#ifndef HOPPER_PARAM_MAPS_C2
+#define HOPPER_PARAM_MAPS_C2 1
+#endif
 // the d64 kernels with three consumer warpgroups (hopper_fwd_<dtype>_d64 and _d64_s4; not the _static / _softcap / _varlen
 // siblings) (issue11o): 1: wgmma descriptors as the tile's plus a constant (desc_add, as HOPPER_DESC_ADD_D128 /
 // HOPPER_C2_DESC_D64; the steady key block 518 -> 468 SASS instructions, bf16; H100 call o1, same run: 1.039-1.051x at
@@ -589,10 +597,11 @@ template <int D, int ROWS>
 // VARLEN: a _varlen sibling (packed sequences, hopper_fwd_args' cu_seqlens: set_seq)
 // FK: a d128 _fk sibling (HOPPER_FK_D128: the fused last turn and K loaded ahead of V)
 // C2: a d64 _c2 sibling (HOPPER_C2_D64: 128-row tiles, cuDNN's loop shape; the consumers' c2 loop)
+// PMAPS: the tensor maps are the host's, *pm (a __grid_constant__ parameter: HOPPER_PARAM_MAPS_C2); else made here
     template <class E, int D, int BN, int STAGES, int NWG, int QS, bool TMA, bool DYN_SIBLING = false,
               bool STATIC_SIBLING = false, bool SOFTCAP = false, bool VARLEN = false, bool FK = false,
-              bool C2 = false>
-__device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
+              bool C2 = false, bool PMAPS = false>
+__device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unused]] const hopper_fwd_maps* pm = nullptr) {
     static_assert(QS == 1 || QS == 2, "one or two Q buffers");
     static_assert(NWG == 2 || NWG == 3, "two or three consumer warpgroups");
     constexpr int BM = 64 * NWG;
@@ -652,6 +661,15 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     const uint32_t maps = bars + 256;                 // TMA only: Q, K, V (EPI_TMA: and O) tensor maps (128 bytes each)
     // this CTA's slot of global scratch for its maps (TMA only): 384 (EPI_TMA: 512) bytes, 128-byte aligned
     auto map_slot = [&]() { return ((a.tmaps + 127) & ~(uint64_t)127) + (uint64_t)blockIdx.x * (128 * NMAPS); };
+    static_assert(!PMAPS || (TMA && C2 && !VARLEN), "host-made maps: the _c2 kernels");
+    // the O map of the TMA stores (EPI_TMA / EPI_TMA64): PMAPS the parameter's (generic address), else the CTA's slot's
+    [[maybe_unused]] auto o_map = [&]() -> uint64_t {
+        if constexpr (PMAPS) {
+            return reinterpret_cast<uint64_t>(&pm->o0);
+        } else {
+            return map_slot() + 384;
+        }
+    };
     auto q_full = [&](int s) { return bars + 8 * s; };
     auto q_empty = [&](int s) { return bars + 8 * (QS + s); };
     auto tile_slot = [&](int s) { return bars + 208 + 4 * s; };   // dynamic schedule: Q slot s's tile
@@ -846,7 +864,15 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
         int stage = 0, qs = 0;
         uint32_t phase = 0, q_phase = 0;
         uint64_t map_q = 0, map_k = 0, map_v = 0;
-        if constexpr (TMA) {
+        if constexpr (TMA && PMAPS) {
+            // the host's maps (HOPPER_PARAM_MAPS_C2), read where they are: the kernel parameter's generic addresses
+            // (cp.async.bulk.tensor takes a tensor map in param / const / global space); thread 0 is the whole producer
+            if (tid != 0) return;
+            map_q = reinterpret_cast<uint64_t>(&pm->q0);
+            map_k = reinterpret_cast<uint64_t>(&pm->k0);
+            map_v = reinterpret_cast<uint64_t>(&pm->v0);
+        }
+        if constexpr (TMA && !PMAPS) {
             // warp 0 makes the CTA's three maps (a 384-byte slot of a.tmaps, 128-byte aligned); its
             // thread 0 is then the whole producer, the other producer threads are done
             if (tid >= 32) return;
@@ -1334,7 +1360,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
     if constexpr (EPI_TMA) {   // the O map, published by the producer before its first load (see tmap_make)
         if (tid == 0) tmap_acquire(map_slot() + 384);
     }
-    if constexpr (EPI_TMA64) {   // every warp's lane 0 issues its own stores
+    if constexpr (EPI_TMA64 && !PMAPS) {   // every warp's lane 0 issues its own stores
         if (lane == 0) tmap_acquire(map_slot() + 384);
     }
     // FUSE (the _fk siblings): the next tile (-1: none), picked before the current tile's last turn, and its Q slot /
@@ -1489,7 +1515,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
             asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
             __syncwarp();
             if (lane == 0) {
-                tma_store(map_slot() + 384, so + warp * (16 * 128), 0, prow, phd, pbt);
+                tma_store(o_map(), so + warp * (16 * 128), 0, prow, phd, pbt);
                 asm volatile("cp.async.bulk.commit_group;" ::: "memory");
             }
             c2_pend = false;
@@ -1834,7 +1860,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a) {
                 asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
                 __syncwarp();
                 if (lane == 0) {
-                    tma_store(map_slot() + 384, so + warp * (16 * 128), 0, g0 + warp * 16, ch, cb);
+                    tma_store(o_map(), so + warp * (16 * 128), 0, g0 + warp * 16, ch, cb);
                     asm volatile("cp.async.bulk.commit_group;" ::: "memory");
                 }
             } else if constexpr (EPI_WARP) {
@@ -1911,10 +1937,19 @@ HOPPER_KERNEL(hopper_fwd_bf16_d64, Bf16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_
 HOPPER_KERNEL(hopper_fwd_fp16_d64, Fp16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_D64, HOPPER_Q_STAGES, HOPPER_TMA_D64)
 #if HOPPER_C2_D64 && HOPPER_TMA_D64 && HOPPER_DYN_D64 && HOPPER_DYN_CAUSAL
 // the _c2 siblings (HOPPER_C2_D64): d64, 128-row tiles of two consumer warpgroups, cuDNN's loop shape (fwd_body: C2)
+#if HOPPER_PARAM_MAPS_C2
+// HOPPER_PARAM_MAPS_C2: the host's Q / K / V / O maps as a second parameter (hopper_args.h: hopper_fwd_maps_param)
+#define HOPPER_KERNEL_C2(NAME, E)                                                                                  \
+    extern "C" __global__ void __launch_bounds__(3 * 128, 1) NAME(const __grid_constant__ hopper_fwd_args a,       \
+                                                                  const __grid_constant__ hopper_fwd_maps_param m) { \
+        fwd_body<E, 64, 128, HOPPER_C2_STAGES_D64, 2, 2, true, false, false, false, false, false, true, true>(a, &m.m); \
+    }
+#else
 #define HOPPER_KERNEL_C2(NAME, E)                                                                                  \
     extern "C" __global__ void __launch_bounds__(3 * 128, 1) NAME(const __grid_constant__ hopper_fwd_args a) {     \
         fwd_body<E, 64, 128, HOPPER_C2_STAGES_D64, 2, 2, true, false, false, false, false, false, true>(a);         \
     }
+#endif
 HOPPER_KERNEL_C2(hopper_fwd_bf16_d64_c2, Bf16)
 HOPPER_KERNEL_C2(hopper_fwd_fp16_d64_c2, Fp16)
 #endif
