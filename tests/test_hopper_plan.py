@@ -293,14 +293,15 @@ def test_plan_launch_shape(causal, d):
     lo4, hi4 = hopper.S4_SIBLING_D64.get(causal, (0, -1)) if d == 64 else (0, -1)
     lof, hif = hopper.FK_SIBLING_D128.get(causal, (0, -1)) if d == 128 else (0, -1)
     loc, hic = hopper.C2_SIBLING_D64.get(causal, (0, -1)) if d == 64 else (0, -1)
-    suffix = ("_dyn" if causal and d in hopper.DYN_SIBLING_CAUSAL else "_c2" if loc <= 777 <= hic
+    q3 = hopper._in_sibling_range(hopper.C2Q3_SIBLING_D64, 64, p)
+    suffix = ("_dyn" if causal and d in hopper.DYN_SIBLING_CAUSAL else ("_c2q3" if q3 else "_c2") if loc <= 777 <= hic
               else "_s4" if lo4 <= 777 <= hi4 else "_fk" if lof <= 777 <= hif else "")
     assert pl.kernel == f"hopper_fwd_bf16_d{d}" + suffix
     assert Path(pl.code_object).name == "hopper_fwd.cubin"
     lay = hopper.layout()
     pm = obj.get("param_maps")      # the _c2 kernels (PARAM_MAPS_C2=1): hopper_fwd_maps after the args
     assert len(pl.kernargs) == (pm["offset"] + hopper.maps_layout().size if pm else lay.size)
-    assert bool(pm) == pl.kernel.endswith("_c2")
+    assert bool(pm) == pl.kernel.endswith(("_c2", "_c2q3"))
     i32 = lambda n: int.from_bytes(pl.kernargs[lay[n].offset:lay[n].offset + 4], "little", signed=True)  # noqa: E731
     assert (i32("seqlen_q"), i32("seqlen_k"), i32("group"), i32("heads_q")) == (1000, 777, 4, 8)
     assert (i32("m_blocks"), i32("causal"), i32("batch")) == (m_blocks, int(causal), 3)
@@ -432,7 +433,7 @@ def test_d128_tma_store_and_loop_options():
     for o in m["objects"]:
         if o["head_dim"] != 128:   # (the d64 kernels' epilogue_tma / decode_once: test_d64_tma_store_and_decode_once)
             d64 = {"epilogue_tma", "decode_once"} if o["head_dim"] == 64 else set()
-            d64 |= {"desc_add"} if o["name"].endswith("_d64_c2") else set()   # (HOPPER_C2_DESC_D64: call e1)
+            d64 |= {"desc_add"} if o["name"].endswith(("_d64_c2", "_d64_c2q3")) else set()   # (HOPPER_C2_DESC_D64: call e1)
             d64 |= {"desc_add"} if o["name"].endswith(("_d64", "_d64_s4")) else set()   # (HOPPER_DESC_ADD_D64: call o1)
             assert not ({"epilogue_tma", "rescale_in_turn", "rescale_vote", "desc_add", "decode_once"} - d64) & set(o), o["name"]
             continue
@@ -462,7 +463,7 @@ def test_d64_desc_add_and_d128_producer_decode_marks():
     HOPPER_PDEC_D128 marks ``producer_decode`` on the d128 kernel and its ``_fk`` sibling only."""
     objs = hopper.manifest("sm_90a")["objects"]
     added = sorted(o["name"] for o in objs if o.get("desc_add") and o["head_dim"] == 64)
-    assert added == sorted(f"fwd_{dt}_d64{s}" for dt in hopper.DTYPES for s in ("", "_s4", "_c2")), added
+    assert added == sorted(f"fwd_{dt}_d64{s}" for dt in hopper.DTYPES for s in ("", "_s4", "_c2", "_c2q3")), added
     pdec = sorted(o["name"] for o in objs if o.get("producer_decode"))
     assert pdec == sorted(f"fwd_{dt}_d128{s}" for dt in hopper.DTYPES for s in ("", "_fk")), pdec
     # call r2 (helper r): HOPPER_SMX_TREE_D128 marks ``max_tree`` on the same two d128 kernels, no other
@@ -470,7 +471,7 @@ def test_d64_desc_add_and_d128_producer_decode_marks():
     assert tree == pdec, tree
     # call q2 (helper-37): HOPPER_C2_DEFER_D64 marks ``deferred_store`` on the _c2 kernels only
     defer = sorted(o["name"] for o in objs if o.get("deferred_store"))
-    assert defer == sorted(f"fwd_{dt}_d64_c2" for dt in hopper.DTYPES), defer
+    assert defer == sorted(f"fwd_{dt}_d64{s}" for dt in hopper.DTYPES for s in ("_c2", "_c2q3")), defer
     # call st (session 4): HOPPER_PV_LATE_D64 = 2 marks ``pv_late`` 2 on the desc_add d64 kernels (_d64, _d64_s4) only
     late = sorted(o["name"] for o in objs if o.get("pv_late"))
     assert late == sorted(f"fwd_{dt}_d64{s}" for dt in hopper.DTYPES for s in ("", "_s4")), late
@@ -499,7 +500,7 @@ def test_d64_tma_store_and_decode_once():
         if o["head_dim"] != 64:   # (d128's decode_once: test_d128_tma_store_and_loop_options)
             assert o["head_dim"] == 128 or "decode_once" not in o, o["name"]
             continue
-        store = o["name"].endswith(("_d64", "_d64_s4", "_d64_c2"))   # (_s4: the d64 kernel's code, 4 stages; _c2: its epilogue)
+        store = o["name"].endswith(("_d64", "_d64_s4", "_d64_c2", "_d64_c2q3"))   # (_s4: the d64 kernel's code, 4 stages; _c2, _c2q3: its epilogue)
         assert bool(o.get("epilogue_tma")) == store and (not store or o.get("epilogue_smem_per_warp")), o["name"]
         # the _varlen sibling decodes once too but stores with rows clipped at the sequence's end (no TMA store)
         assert bool(o.get("decode_once")) == (store or o["name"].endswith("_d64_varlen")), o["name"]
@@ -663,7 +664,8 @@ def test_build_is_reproducible(tmp_path):
                SMX_TREE_D128=str(int(bool(d128.get("max_tree")))),
                C2_DEFER_D64=str(int(bool(by_name.get("fwd_bf16_d64_c2", {}).get("deferred_store")))),
                PV_LATE_D64=str(d64.get("pv_late", 0)),
-               PARAM_MAPS_C2=str(int(bool(by_name.get("fwd_bf16_d64_c2", {}).get("param_maps")))))
+               PARAM_MAPS_C2=str(int(bool(by_name.get("fwd_bf16_d64_c2", {}).get("param_maps")))),
+               C2_CAUSAL_Q3_D64=str(int("fwd_bf16_d64_c2q3" in by_name)))
     r = subprocess.run(["bash", str(ROOT / "scripts" / "build" / "hopper.sh")], env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     assert (tmp_path / "hopper_fwd.cubin").read_bytes() == (CO / "hopper_fwd.cubin").read_bytes()
@@ -890,7 +892,7 @@ def test_shipped_tail_split_only_on_the_dynamic_d64_kernels():
     its ``_s4`` sibling, not the ``_static`` / ``_softcap`` siblings nor another head dim."""
     for o in hopper.manifest("sm_90a")["objects"]:
         # (not _varlen: issue11h-next; not _c2, whose warpgroups take every key block of a tile: issue11j)
-        want = o["head_dim"] == 64 and not o["name"].endswith(("_static", "_softcap", "_varlen", "_c2"))
+        want = o["head_dim"] == 64 and not o["name"].endswith(("_static", "_softcap", "_varlen", "_c2", "_c2q3"))
         assert bool(o.get("tail_split")) == want, o["name"]
         if want:
             assert o.get("wg_skip") and o.get("dynamic_causal") and o["tail_split_rounds"] == 8
@@ -909,14 +911,15 @@ def test_s4_sibling_runs_where_the_gate_says(shape, causal):
     static = hopper._runs_static_sibling(p)
     # (the _c2 sibling comes first: issue11j; also on few rounds of 132 SMs: call st)
     c2 = hopper._in_sibling_range(hopper.C2_SIBLING_D64, 64, p) or hopper._c2_few_rounds(p, by, 132)
-    want = "fwd_bf16_d64" + ("_c2" if c2 else "_static" if static else "_s4" if lo <= s <= hi else "")
+    c2s = "_c2q3" if hopper._in_sibling_range(hopper.C2Q3_SIBLING_D64, 64, p) else "_c2"
+    want = "fwd_bf16_d64" + (c2s if c2 else "_static" if static else "_s4" if lo <= s <= hi else "")
     assert hopper.kernel_name(p, by, 132) == want
     (pl,) = hopper.plan(p, "sm_90a", 132, 1)
     assert pl.kernel == by[want]["kernel"] and pl.shared_mem == by[want]["shared"]
     for d in (128, 96, 256):   # other head dims never
         assert not hopper.kernel_name(problem(b=b, sq=s, sk=s, hq=h, hk=hk, d=d, causal=causal), by).endswith("_s4")
     names = {k: v for k, v in by.items() if not k.endswith("_s4")}   # a manifest without it: the d64 kernel
-    assert hopper.kernel_name(p, names, 132) == "fwd_bf16_d64" + ("_c2" if c2 else "_static" if static else "")
+    assert hopper.kernel_name(p, names, 132) == "fwd_bf16_d64" + (c2s if c2 else "_static" if static else "")
 
 
 # ----------------------------------------------------------------------------- d128 _fk sibling (issue11i)
@@ -981,7 +984,44 @@ def test_shipped_d64_c2_siblings():
         tiles = 2 * 128 * 128 + 2 * c2["stages"] * 128 * 128
         assert c2["shared"] == tiles + 128 * 128 + 256 + 4 * 128 + 1024 <= 227 * 1024
     assert sorted(o["name"] for o in hopper.manifest("sm_90a")["objects"] if o.get("exp_turn")) == \
-        ["fwd_bf16_d64_c2", "fwd_fp16_d64_c2"]
+        ["fwd_bf16_d64_c2", "fwd_bf16_d64_c2q3", "fwd_fp16_d64_c2", "fwd_fp16_d64_c2q3"]
+
+
+def test_shipped_d64_c2q3_siblings():
+    """The ``_c2q3`` siblings (HOPPER_C2_CAUSAL_Q3_D64, call a2): the ``_c2`` kernel with three Q buffers, so one more
+    128 x 64 Q tile (16 KiB) of shared memory and q_stages 3; every other fact as ``_c2``'s."""
+    by = hopper.manifest("sm_90a")["by_name"]
+    for dt in hopper.DTYPES:
+        c2, q3 = by[hopper.variant_name(dt, 64) + "_c2"], by[hopper.variant_name(dt, 64) + "_c2q3"]
+        assert q3["kernel"] == c2["kernel"] + "q3" and q3["q_stages"] == 3 and c2["q_stages"] == 2
+        assert q3["shared"] == c2["shared"] + 128 * 64 * 2 <= 227 * 1024
+        assert {k: v for k, v in q3.items() if k not in ("name", "kernel", "shared", "q_stages")} == \
+            {k: v for k, v in c2.items() if k not in ("name", "kernel", "shared", "q_stages")}
+
+
+@pytest.mark.parametrize("shape, causal, want", [((32, 32, 32, 512), True, "_c2q3"), ((32, 16, 16, 256), True, "_c2q3"),
+                                                 ((16, 32, 32, 1024), True, "_c2q3"), ((32, 32, 32, 512), False, "_c2"),
+                                                 ((16, 12, 12, 1024), False, "_c2"), ((2, 8, 8, 4096), False, "_c2"),
+                                                 ((8, 32, 32, 2048), True, ""), ((3, 8, 2, 100), True, "_c2q3")])
+def test_c2q3_sibling_runs_the_causal_c2_problems(shape, causal, want):
+    """hopper.C2Q3_SIBLING_D64: of the problems given ``_c2``, the causal ones up to 1024 keys run ``_c2q3`` (call a2:
+    1.03-1.04x causal at 256 / 512, 1.00x at 1024; non-causal 0.996-0.999x, so not those); the plan takes its shared
+    memory and host-made maps; the encoder's refusal (strides >= 64 GiB) sends it to the d64 kernel as for ``_c2``."""
+    b, h, hk, s = shape
+    by = hopper.manifest("sm_90a")["by_name"]
+    p = problem(b=b, sq=s, sk=s, hq=h, hk=hk, d=64, causal=causal)
+    got = hopper.kernel_name(p, by, 132)
+    if want:
+        assert got == "fwd_bf16_d64" + want
+    else:
+        assert not got.endswith(("_c2", "_c2q3")), got
+    if want:
+        (pl,) = hopper.plan(p, "sm_90a", 132, 1)
+        obj = by["fwd_bf16_d64" + want]
+        assert pl.kernel == obj["kernel"] and pl.shared_mem == obj["shared"] and len(pl.kernargs) == 240 + 512
+    if want == "_c2q3":
+        big = problem(b=b, sq=s, sk=s, hq=h, hk=hk, d=64, causal=causal, q_strides=(1 << 35, h * 64, 64))
+        assert hopper.kernel_name(big, by, 132) == "fwd_bf16_d64"
 
 
 @pytest.mark.parametrize("shape, causal", [((32, 16, 16, 512), False), ((32, 32, 32, 512), True),
@@ -1000,7 +1040,8 @@ def test_c2_sibling_runs_where_the_gate_says(shape, causal):
     lo4, hi4 = hopper.S4_SIBLING_D64.get(causal, (0, -1))
     other = "_static" if hopper._runs_static_sibling(p) else "_s4" if lo4 <= s <= hi4 else ""
     few = not causal and b * h * -(-s // by["fwd_bf16_d64"]["block_m"]) <= hopper.C2_FEW_ROUNDS_D64 * 132
-    want = "fwd_bf16_d64" + ("_c2" if lo <= s <= hi or few else other)
+    c2s = "_c2q3" if hopper._in_sibling_range(hopper.C2Q3_SIBLING_D64, 64, p) else "_c2"
+    want = "fwd_bf16_d64" + (c2s if lo <= s <= hi or few else other)
     assert hopper.kernel_name(p, by, 132) == want
     (pl,) = hopper.plan(p, "sm_90a", 132, 1)
     obj = by[want]
@@ -1008,9 +1049,12 @@ def test_c2_sibling_runs_where_the_gate_says(shape, causal):
     m_blocks = -(-s // obj["block_m"])
     assert pl.grid == (min(m_blocks * h * b, 132), 1, 1)
     for d in (128, 96, 256):
-        assert not hopper.kernel_name(problem(b=b, sq=s, sk=s, hq=h, hk=hk, d=d, causal=causal), by).endswith("_c2")
+        assert not hopper.kernel_name(problem(b=b, sq=s, sk=s, hq=h, hk=hk, d=d, causal=causal), by).endswith(("_c2",
+                                                                                                             "_c2q3"))
     assert hopper.kernel_name(dataclasses.replace(p, softcap=30.0), by) == "fwd_bf16_d64_softcap"
-    names = {k: v for k, v in by.items() if not k.endswith("_c2")}
+    names = {k: v for k, v in by.items() if not k.endswith("_c2q3")}   # a manifest without _c2q3: _c2 where it was
+    assert hopper.kernel_name(p, names, 132) == "fwd_bf16_d64" + ("_c2" if lo <= s <= hi or few else other)
+    names = {k: v for k, v in names.items() if not k.endswith("_c2")}
     assert hopper.kernel_name(p, names, 132) == "fwd_bf16_d64" + other
 
 
@@ -1053,7 +1097,7 @@ def _param_maps_manifest(monkeypatch, param_maps: bool = True):
     m = json.loads((CO / "hopper_manifest.json").read_text())
     for o in m["objects"]:
         o.pop("param_maps", None)
-        if param_maps and o["name"].endswith("_d64_c2"):
+        if param_maps and o["name"].endswith(("_d64_c2", "_d64_c2q3")):
             o["param_maps"] = {"struct": "hopper_fwd_maps", "offset": _MAPS_OFFSET, "align": 64}
     m["by_name"] = {o["name"]: o for o in m["objects"]}
     monkeypatch.setattr(hopper, "manifest", lambda arch: m)
@@ -1061,11 +1105,11 @@ def _param_maps_manifest(monkeypatch, param_maps: bool = True):
 
 
 def test_shipped_c2_kernels_take_host_made_maps():
-    """The shipped manifest (PARAM_MAPS_C2=1) marks exactly the ``_c2`` kernels ``param_maps``, at the offset this file
+    """The shipped manifest (PARAM_MAPS_C2=1) marks exactly the ``_c2`` and ``_c2q3`` kernels ``param_maps``, at the offset this file
     expects (the rebuild test checks the cubin and manifest are the build's)."""
     objs = hopper.manifest("sm_90a")["objects"]
     marked = {o["name"] for o in objs if o.get("param_maps")}
-    assert marked == {o["name"] for o in objs if o["name"].endswith("_d64_c2")} and marked
+    assert marked == {o["name"] for o in objs if o["name"].endswith(("_d64_c2", "_d64_c2q3"))} and len(marked) == 4
     for o in objs:
         if o.get("param_maps"):
             assert o["param_maps"] == {"struct": "hopper_fwd_maps", "offset": _MAPS_OFFSET, "align": 64}
@@ -1095,7 +1139,7 @@ def test_param_maps_kernargs_hold_the_maps(monkeypatch, b, s, hq, hk, causal, dt
         (base,) = hopper.plan(p, "sm_90a", 132, 1)    # a PARAM_MAPS_C2=0 manifest: maps made in the kernel
     m = _param_maps_manifest(monkeypatch)
     (pl,) = hopper.plan(p, "sm_90a", 132, 1)
-    obj = m["by_name"][f"fwd_{dtype}_d64_c2"]
+    obj = m["by_name"][f"fwd_{dtype}_d64_c2" + ("q3" if causal else "")]   # (causal: the _c2q3 sibling)
     assert pl.kernel == base.kernel == obj["kernel"]
     lay, mlay = hopper.layout(), hopper.maps_layout()
     assert len(base.kernargs) == lay.size == 216 and mlay.size == 512

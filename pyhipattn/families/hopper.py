@@ -324,6 +324,17 @@ C2_SIBLING_D64: dict[bool, tuple[int, int]] = {
     False: (0, 1024),
 }
 
+#: Of the problems :func:`kernel_name` gives the ``_c2`` sibling, those whose seqlen_k lies in the (min, max) of their
+#: causal flag run its ``_c2q3`` sibling where the manifest has one (HOPPER_C2_CAUSAL_Q3_D64: the same kernel with three
+#: Q buffers, so a short tile's successor has its Q and first K / V loaded two tiles ahead).  H100, bf16, call a2
+#: (2026-11-27 session 5, issue11ac, one paired run of 5 rounds, three Q buffers / two): causal 1.041x at 32x256 h32,
+#: 1.038x at 32x512 h32, 1.030x at 32x512 h16, 1.001x at 16x1024 h32; non-causal 0.996-0.999x (A/A 0.998-1.001): so
+#: causal only.
+C2Q3_SIBLING_D64: dict[bool, tuple[int, int]] = {
+    True: (0, 1024),
+    False: (0, -1),
+}
+
 #: Non-causal d64 problems (not softcap, not varlen) above :data:`C2_SIBLING_D64`'s range also run the ``_c2`` sibling
 #: where the d64 kernel's tiles (192 rows) fill at most this many rounds of the GPU's compute units: there 128-row tiles
 #: leave less of the last round idle.  H100, bf16, call st (2026-11-27, session 4), one paired run of 5 rounds, ``_c2``
@@ -353,8 +364,8 @@ def kernel_name(p: Problem, names, compute_units: int | None = None) -> str:
     ``_bn176`` sibling for long non-causal problems (:data:`WIDE_BLOCK_NONCAUSAL`), or its ``_dyn``
     / ``_static`` sibling for causal ones (:data:`DYN_SIBLING_CAUSAL`, :data:`STATIC_SIBLING_CAUSAL`), the d64 ``_s4``
     sibling where :data:`S4_SIBLING_D64` says, the d128 ``_fk`` sibling where :data:`FK_SIBLING_D128` says, the d64 ``_c2``
-    sibling where :data:`C2_SIBLING_D64` says or, on ``compute_units`` SMs, :data:`C2_FEW_ROUNDS_D64` (before ``_static`` /
-    ``_s4``; not where it takes host-made maps, manifest ``param_maps``, that :func:`param_maps_refusal` refuses);
+    sibling where :data:`C2_SIBLING_D64` says or, on ``compute_units`` SMs, :data:`C2_FEW_ROUNDS_D64` (its ``_c2q3``
+    sibling where :data:`C2Q3_SIBLING_D64` says; before ``_static`` / ``_s4``; not where it takes host-made maps, manifest ``param_maps``, that :func:`param_maps_refusal` refuses);
     softcap problems: ``fwd_<dtype>_d<D>_softcap``; varlen problems ``fwd_<dtype>_d<D>[_softcap]_varlen`` (whether or not
     ``names`` has it: :func:`gate` checks), causal ones without softcap ``fwd_<dtype>_d<D>_dyn_varlen`` where ``names``
     has it (d96: the dynamic causal schedule, as ``_dyn`` on uniform batches)."""
@@ -373,6 +384,8 @@ def kernel_name(p: Problem, names, compute_units: int | None = None) -> str:
         return name + "_dyn"
     if ((_in_sibling_range(C2_SIBLING_D64, 64, p) or _c2_few_rounds(p, names, compute_units)) and name + "_c2" in names
             and not param_maps_refusal(p, names[name + "_c2"])):   # (host-made maps the encoder refuses: the next kernel)
+        if _in_sibling_range(C2Q3_SIBLING_D64, 64, p) and name + "_c2q3" in names:
+            return name + "_c2q3"     # (the same maps as _c2's: what _c2 takes, it takes)
         return name + "_c2"
     if _runs_static_sibling(p) and name + "_static" in names:
         return name + "_static"

@@ -16,6 +16,7 @@
 #   EPI_TMA_D64=0 DECODE_ONCE_D64=0 OUT=/tmp/f scripts/build/hopper.sh    # the d64 epilogue / tile decode before issue11h
 #   DECODE_ONCE_D128=0 OUT=/tmp/d scripts/build/hopper.sh   # the d128 consumers' three tile decodes a tile (before issue11h-d128)
 #   PARAM_MAPS_C2=0 OUT=/tmp/z scripts/build/hopper.sh   # the _c2 kernels make their tensor maps in the kernel (before call z1)
+#   C2_CAUSAL_Q3_D64=0 OUT=/tmp/q scripts/build/hopper.sh   # no _c2q3 kernels (causal _c2 problems on _c2, before call a2)
 #   NVCC_EXTRA="-DHOPPER_PINGPONG=0" OUT=/tmp/y scripts/build/hopper.sh   # experiments (bench/hopper_dev.py)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -66,6 +67,7 @@ SMX_TREE_D128=${SMX_TREE_D128:-1}   # 1: the d128 / _fk softmax takes each row m
 C2_DEFER_D64=${C2_DEFER_D64:-1}     # 1: the _c2 kernels store a tile's O in the next key block's PV wait (0 before call q1, 2026-11-27 session 3)
 PV_LATE_D64=${PV_LATE_D64:-2}       # 2: the three-warpgroup d64 kernels keep the PV wait behind the row max (0 before call st, 2026-11-27 session 4; 1 spills)
 PARAM_MAPS_C2=${PARAM_MAPS_C2:-1}   # 1: the _c2 kernels take their Q / K / V / O tensor maps from the host, a second kernel parameter (hopper_args.h: hopper_fwd_maps; 0 before call z1, 2026-11-27 session 5)
+C2_CAUSAL_Q3_D64=${C2_CAUSAL_Q3_D64:-1}   # 1: also the _c2q3 kernels (the _c2 kernel with three Q buffers; the planner runs them for causal _c2 problems; none before call a2, 2026-11-27 session 5)
 UDIV_D64=${UDIV_D64:-1}         # 1: the d64 kernels (not _varlen) decode tile indices with unsigned divisions (0: signed, before 2026-11-27)
 VARLEN_SIBLINGS=${VARLEN_SIBLINGS:-1}     # 1: also the hopper_fwd_<dtype>_d<D>[_softcap]_varlen kernels (cu_seqlens; none before issue11h)
 L2_SECTION_MODE=${L2_SECTION_MODE:-1}   # 0: per (batch, q head) pair (+1 KiB each); 1: whole KV groups, even sections; 2: whole KV groups
@@ -87,7 +89,7 @@ flags+=(-DHOPPER_EPI_TMA_D64="$EPI_TMA_D64" -DHOPPER_DECODE_ONCE_D64="$DECODE_ON
 flags+=(-DHOPPER_S4_D64="$S4_D64" -DHOPPER_TAIL_SPLIT_D64="$TAIL_SPLIT_D64" -DHOPPER_TAIL_ROUNDS_D64="$TAIL_ROUNDS_D64" -DHOPPER_UDIV_D64="$UDIV_D64" -DHOPPER_FK_D128="$FK_D128")
 flags+=(-DHOPPER_C2_D64="$C2_D64" -DHOPPER_C2_STAGES_D64="$C2_STAGES_D64" -DHOPPER_C2_DESC_D64="$C2_DESC_D64")
 flags+=(-DHOPPER_DEC1_CAUSAL_D128="$DEC1_CAUSAL_D128" -DHOPPER_DESC_ADD_D64="$DESC_ADD_D64" -DHOPPER_PDEC_D128="$PDEC_D128" -DHOPPER_SMX_TREE_D128="$SMX_TREE_D128" -DHOPPER_C2_DEFER_D64="$C2_DEFER_D64" -DHOPPER_PV_LATE_D64="$PV_LATE_D64")
-flags+=(-DHOPPER_PARAM_MAPS_C2="$PARAM_MAPS_C2")
+flags+=(-DHOPPER_PARAM_MAPS_C2="$PARAM_MAPS_C2" -DHOPPER_C2_CAUSAL_Q3_D64="$C2_CAUSAL_Q3_D64")
 python3 "$src/gen_wgmma.py"
 git diff --quiet -- "$src/wgmma_ops.h" 2>/dev/null || echo "hopper.sh: note: $src/wgmma_ops.h changed when regenerated" >&2
 tmp=$(mktemp -d)
@@ -110,4 +112,4 @@ python3 "$src/make_manifest.py" sm_90a "$dest" "$STAGES_D64" "$STAGES_D128" "$NW
   "wg_skip_d64=$WG_SKIP_D64" "window=$WINDOW" "epi_tma_d64=$EPI_TMA_D64" "decode_once_d64=$DECODE_ONCE_D64" \
   "s4_stages_d64=4" "tail_split_d64=$TAIL_SPLIT_D64" "tail_rounds_d64=$TAIL_ROUNDS_D64" \
   "c2_stages_d64=$C2_STAGES_D64" "c2_desc_add_d64=$C2_DESC_D64" "dec1_causal_d128=$DEC1_CAUSAL_D128" "desc_add_d64=$DESC_ADD_D64" "pdec_d128=$PDEC_D128" "smx_tree_d128=$SMX_TREE_D128" "c2_defer_d64=$C2_DEFER_D64" "pv_late_d64=$PV_LATE_D64" "param_maps_c2=$PARAM_MAPS_C2"
-echo "hopper: $dest/hopper_fwd.cubin ($(stat -c %s "$dest/hopper_fwd.cubin") bytes), stages d64 $STAGES_D64 d128 $STAGES_D128, d64 warpgroups $NWG_D64, Q buffers $Q_STAGES (d128 $Q_STAGES_D128), TMA d64 $TMA_D64 d128 $TMA_D128, BN d128 $BN_D128 (+176 kernels: $BN176_D128), setmaxnreg $REGS_2WG, BN d256 $BN_D256, d96 compute $D96_COMPUTE, dynamic causal $DYN_CAUSAL (d64 $DYN_D64, static siblings $STATIC_SIBLINGS), L2 sections $L2_SECTION_KB KiB (mode $L2_SECTION_MODE), d128 O through shared memory $EPI_SMEM_D128, d64 $EPI_SMEM_D64 (d128 st.global.v4 $EPI_V4_D128, TMA store $EPI_TMA_D128, d64 TMA store $EPI_TMA_D64 decode once $DECODE_ONCE_D64), d128 rescale in turn $RESCALE_IN_TURN_D128 vote $RESCALE_VOTE_D128, descriptors by add $DESC_ADD_D128, d128 decode once $DECODE_ONCE_D128, d64 per-warpgroup key blocks $WG_SKIP_D64, windows $WINDOW, softcap siblings $SOFTCAP_SIBLINGS, varlen siblings $VARLEN_SIBLINGS, d64 unsigned decode $UDIV_D64, d128 _fk siblings $FK_D128, d64 _c2 siblings $C2_D64 ($C2_STAGES_D64 stages, descriptors by add $C2_DESC_D64), d128 causal decode once $DEC1_CAUSAL_D128, d64 descriptors by add $DESC_ADD_D64, d128 producer decode $PDEC_D128, d128 max tree $SMX_TREE_D128, _c2 deferred O store $C2_DEFER_D64, d64 late PV wait $PV_LATE_D64, _c2 host-made maps $PARAM_MAPS_C2"
+echo "hopper: $dest/hopper_fwd.cubin ($(stat -c %s "$dest/hopper_fwd.cubin") bytes), stages d64 $STAGES_D64 d128 $STAGES_D128, d64 warpgroups $NWG_D64, Q buffers $Q_STAGES (d128 $Q_STAGES_D128), TMA d64 $TMA_D64 d128 $TMA_D128, BN d128 $BN_D128 (+176 kernels: $BN176_D128), setmaxnreg $REGS_2WG, BN d256 $BN_D256, d96 compute $D96_COMPUTE, dynamic causal $DYN_CAUSAL (d64 $DYN_D64, static siblings $STATIC_SIBLINGS), L2 sections $L2_SECTION_KB KiB (mode $L2_SECTION_MODE), d128 O through shared memory $EPI_SMEM_D128, d64 $EPI_SMEM_D64 (d128 st.global.v4 $EPI_V4_D128, TMA store $EPI_TMA_D128, d64 TMA store $EPI_TMA_D64 decode once $DECODE_ONCE_D64), d128 rescale in turn $RESCALE_IN_TURN_D128 vote $RESCALE_VOTE_D128, descriptors by add $DESC_ADD_D128, d128 decode once $DECODE_ONCE_D128, d64 per-warpgroup key blocks $WG_SKIP_D64, windows $WINDOW, softcap siblings $SOFTCAP_SIBLINGS, varlen siblings $VARLEN_SIBLINGS, d64 unsigned decode $UDIV_D64, d128 _fk siblings $FK_D128, d64 _c2 siblings $C2_D64 ($C2_STAGES_D64 stages, descriptors by add $C2_DESC_D64), d128 causal decode once $DEC1_CAUSAL_D128, d64 descriptors by add $DESC_ADD_D64, d128 producer decode $PDEC_D128, d128 max tree $SMX_TREE_D128, _c2 deferred O store $C2_DEFER_D64, d64 late PV wait $PV_LATE_D64, _c2 host-made maps $PARAM_MAPS_C2, _c2q3 kernels $C2_CAUSAL_Q3_D64"

@@ -343,6 +343,17 @@
 #ifndef HOPPER_PARAM_MAPS_C2
 #define HOPPER_PARAM_MAPS_C2 1
 #endif
+// the _c2 kernels (issue11ac): 1: also the _c2q3 siblings (hopper_fwd_<dtype>_d64_c2q3), the _c2 kernel with three Q
+// buffers instead of two (+16 KiB shared memory: 165,632 bytes a CTA), so the producer loads a tile's Q (and, no longer
+// held at q_empty, its first K / V blocks) two tiles ahead of the consumers; the planner runs them for the causal
+// problems it gives _c2 (short tiles: 32x512 causal has 1-4 key blocks a tile), where the consumers waited at the tile
+// boundary for the next tile's Q and first K (ncu call a1: 392 + 223 long-scoreboard samples there, cuDNN's 183 + 204);
+// the tile info ring (PDEC) and the tile slots move to bars + 144 / + 216 (the ring is rewritten 2 * QS = 6 tiles on).
+// H100 call a2 (same run, 5 paired rounds, three Q buffers in _c2 itself): causal 1.030-1.041x at 256 / 512, 1.001x at
+// 1024; non-causal 0.996-0.999x (hence a causal sibling, not _c2 itself); out / LSE bit for bit.  0: no _c2q3 kernels
+#ifndef HOPPER_C2_CAUSAL_Q3_D64
+#define HOPPER_C2_CAUSAL_Q3_D64 1
+#endif
 // the d64 kernels with three consumer warpgroups (hopper_fwd_<dtype>_d64 and _d64_s4; not the _static / _softcap / _varlen
 // siblings) (issue11o): 1: wgmma descriptors as the tile's plus a constant (desc_add, as HOPPER_DESC_ADD_D128 /
 // HOPPER_C2_DESC_D64; the steady key block 518 -> 468 SASS instructions, bf16; H100 call o1, same run: 1.039-1.051x at
@@ -602,7 +613,7 @@ template <int D, int ROWS>
               bool STATIC_SIBLING = false, bool SOFTCAP = false, bool VARLEN = false, bool FK = false,
               bool C2 = false, bool PMAPS = false>
 __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unused]] const hopper_fwd_maps* pm = nullptr) {
-    static_assert(QS == 1 || QS == 2, "one or two Q buffers");
+    static_assert(QS == 1 || QS == 2 || (C2 && QS == 3), "one or two Q buffers (the _c2q3 siblings: three)");
     static_assert(NWG == 2 || NWG == 3, "two or three consumer warpgroups");
     constexpr int BM = 64 * NWG;
     static_assert(D == 64 || D == 96 || D == 128 || D == 256, "head dim 64, 96, 128 or 256");
@@ -629,7 +640,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
     // EPI: O staged through a buffer of its own (BM rows, swizzled like the Q tile) for coalesced stores;
     // EPI_WARP: each warp stages and stores its own 16 rows (no warpgroup barrier)
     constexpr int EPI_MODE =
-        TMA && BN == 128 && QS == 2 ? (D == 128 ? HOPPER_EPI_SMEM_D128 : D == 64 ? HOPPER_EPI_SMEM_D64 : 0) : 0;
+        TMA && BN == 128 && (QS == 2 || (C2 && QS == 3)) ? (D == 128 ? HOPPER_EPI_SMEM_D128 : D == 64 ? HOPPER_EPI_SMEM_D64 : 0) : 0;
     static_assert(EPI_MODE >= 0 && EPI_MODE <= 2, "HOPPER_EPI_SMEM_D*: 0, 1 or 2");
     constexpr bool EPI = EPI_MODE != 0, EPI_WARP = EPI_MODE == 2;
     constexpr int O_BYTES = EPI ? BM * DS * 2 : 0;
@@ -672,7 +683,11 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
     };
     auto q_full = [&](int s) { return bars + 8 * s; };
     auto q_empty = [&](int s) { return bars + 8 * (QS + s); };
-    auto tile_slot = [&](int s) { return bars + 208 + 4 * s; };   // dynamic schedule: Q slot s's tile
+    // the _c2q3 siblings (_c2 with three Q buffers, HOPPER_C2_CAUSAL_Q3_D64): the tile info ring at bars + 144 (18 mbarriers end there), the
+    // tile slots at bars + 216; else at bars + 160 / + 208
+    constexpr uint32_t TINFO0 = C2 && QS == 3 ? 144 : 160, TSLOT0 = C2 && QS == 3 ? 216 : 208;
+    static_assert(TSLOT0 + 4 * QS <= 256, "the tile slots overlap the tensor maps");
+    auto tile_slot = [&](int s) { return bars + TSLOT0 + 4 * s; };   // dynamic schedule: Q slot s's tile
     auto k_full = [&](int s) { return bars + 8 * (2 * QS + s); };
     auto k_empty = [&](int s) { return bars + 8 * (2 * QS + STAGES + s); };
     auto v_full = [&](int s) { return bars + 8 * (2 * QS + 2 * STAGES + s); };
@@ -763,9 +778,9 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
     constexpr bool D128_MAIN = D == 128 && BN == 128 && TMA && !SOFTCAP && !STATIC_SIBLING && !VARLEN;
     // PDEC (HOPPER_PDEC_D64): the producer's decode of the tile in Q slot s (phase parity p) at tile_info(s + QS * p)
     constexpr bool PDEC = HOPPER_PDEC_D64 && DYN_ALL && !SOFTCAP && !STATIC_SIBLING && !VARLEN && HOPPER_DECODE_ONCE_D64;
-    static_assert(!PDEC || 8 * (2 * QS + 4 * STAGES) <= 160, "HOPPER_PDEC_D64: the tile info ring starts at bars + 160");
-    static_assert(!PDEC || 160 + 12 * 2 * QS <= 208, "HOPPER_PDEC_D64: the tile info ring ends below the tile slots");
-    [[maybe_unused]] auto tile_info = [&](int e) { return bars + 160 + 12 * e; };
+    static_assert(!PDEC || 8 * (2 * QS + 4 * STAGES) <= TINFO0, "HOPPER_PDEC_D64: the tile info ring starts at bars + TINFO0");
+    static_assert(!PDEC || TINFO0 + 12 * 2 * QS <= TSLOT0, "HOPPER_PDEC_D64: the tile info ring ends below the tile slots");
+    [[maybe_unused]] auto tile_info = [&](int e) { return bars + TINFO0 + 12 * e; };
     // PDEC128 (HOPPER_PDEC_D128): the producer's decode of the tile in Q slot s at tile_entry(s) (m_block, head, batch, t)
     constexpr bool PDEC128 = HOPPER_PDEC_D128 && D128_MAIN && HOPPER_DECODE_ONCE_D128;
     static_assert(!PDEC128 || 8 * (2 * QS + 4 * STAGES) <= 160, "HOPPER_PDEC_D128: the entries start at bars + 160");
@@ -1383,7 +1398,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
     // of the tile (n_max and first_block are the tile's, not the warpgroup's: no WG_SKIP, no tail split), so both take
     // the same turns; empty tiles are passed in next_tile by both alike.  The epilogue is EPI_TMA64's (each warp its 16
     // rows, out with TMA), outside the turns.
-    static_assert(!C2 || (D == 64 && NWG == 2 && BN == 128 && QS == 2 && TMA && DYN_ALL && EPI_TMA64 && !WG_SKIP &&
+    static_assert(!C2 || (D == 64 && NWG == 2 && BN == 128 && (QS == 2 || QS == 3) && TMA && DYN_ALL && EPI_TMA64 && !WG_SKIP &&
                           !TSPLIT && !FK && !SOFTCAP && !VARLEN && !STATIC_SIBLING),
                   "_c2: the d64 TMA kernel's producer / schedule / epilogue with two consumer warpgroups");
     if constexpr (C2) {
@@ -1939,19 +1954,24 @@ HOPPER_KERNEL(hopper_fwd_fp16_d64, Fp16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_
 // the _c2 siblings (HOPPER_C2_D64): d64, 128-row tiles of two consumer warpgroups, cuDNN's loop shape (fwd_body: C2)
 #if HOPPER_PARAM_MAPS_C2
 // HOPPER_PARAM_MAPS_C2: the host's Q / K / V / O maps as a second parameter (hopper_args.h: hopper_fwd_maps_param)
-#define HOPPER_KERNEL_C2(NAME, E)                                                                                  \
+#define HOPPER_KERNEL_C2(NAME, E, QS)                                                                              \
     extern "C" __global__ void __launch_bounds__(3 * 128, 1) NAME(const __grid_constant__ hopper_fwd_args a,       \
                                                                   const __grid_constant__ hopper_fwd_maps_param m) { \
-        fwd_body<E, 64, 128, HOPPER_C2_STAGES_D64, 2, 2, true, false, false, false, false, false, true, true>(a, &m.m); \
+        fwd_body<E, 64, 128, HOPPER_C2_STAGES_D64, 2, QS, true, false, false, false, false, false, true, true>(a, &m.m); \
     }
 #else
-#define HOPPER_KERNEL_C2(NAME, E)                                                                                  \
+#define HOPPER_KERNEL_C2(NAME, E, QS)                                                                              \
     extern "C" __global__ void __launch_bounds__(3 * 128, 1) NAME(const __grid_constant__ hopper_fwd_args a) {     \
-        fwd_body<E, 64, 128, HOPPER_C2_STAGES_D64, 2, 2, true, false, false, false, false, false, true>(a);         \
+        fwd_body<E, 64, 128, HOPPER_C2_STAGES_D64, 2, QS, true, false, false, false, false, false, true>(a);         \
     }
 #endif
-HOPPER_KERNEL_C2(hopper_fwd_bf16_d64_c2, Bf16)
-HOPPER_KERNEL_C2(hopper_fwd_fp16_d64_c2, Fp16)
+HOPPER_KERNEL_C2(hopper_fwd_bf16_d64_c2, Bf16, 2)
+HOPPER_KERNEL_C2(hopper_fwd_fp16_d64_c2, Fp16, 2)
+#if HOPPER_C2_CAUSAL_Q3_D64
+// the _c2q3 siblings: the _c2 kernel with three Q buffers (HOPPER_C2_CAUSAL_Q3_D64; the planner's causal _c2 problems)
+HOPPER_KERNEL_C2(hopper_fwd_bf16_d64_c2q3, Bf16, 3)
+HOPPER_KERNEL_C2(hopper_fwd_fp16_d64_c2q3, Fp16, 3)
+#endif
 #endif
 #if HOPPER_S4_D64 && HOPPER_TMA_D64
 HOPPER_KERNEL(hopper_fwd_bf16_d64_s4, Bf16, 64, 128, HOPPER_S4_STAGES_D64, HOPPER_NWG_D64, HOPPER_Q_STAGES, true)

@@ -92,7 +92,7 @@ from pyhipattn.codeobj.limits import resource_report  # noqa: E402
 from pyhipattn.kernargs import check_layout, check_params, layout_from_header, read_header  # noqa: E402
 
 HEADER = "kernels/src/hopper/hopper_args.h"
-FWD = re.compile(r"hopper_fwd_(bf16|fp16)_d(\d+)(_bn176|_dyn|_static|_s4|_fk|_c2)?(_softcap)?(_varlen)?$")
+FWD = re.compile(r"hopper_fwd_(bf16|fp16)_d(\d+)(_bn176|_dyn|_static|_s4|_fk|_c2q3|_c2)?(_softcap)?(_varlen)?$")
 #: the ``_bn176`` kernels (HOPPER_BN176_D128): key block 176, one Q buffer, TMA, whatever the options
 BN176 = {"block_n": 176, "q_stages": 1, "tma": True}
 
@@ -159,11 +159,12 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
         m = FWD.match(name)
         if not m:
             raise SystemExit(f"make_manifest: kernel {name} does not follow "
-                             "hopper_fwd_<dtype>_d<D>[_bn176|_dyn|_static|_s4|_fk|_c2][_softcap][_varlen]")
+                             "hopper_fwd_<dtype>_d<D>[_bn176|_dyn|_static|_s4|_fk|_c2|_c2q3][_softcap][_varlen]")
         k = co.kernels[name]
         d = int(m[2])
         kwg = nwg[d]            # this kernel's consumer warpgroups
-        if m[3] == "_c2":       # HOPPER_C2_D64: d64 with two consumer warpgroups (128-row tiles), TMA, two Q buffers
+        c2 = m[3] in ("_c2", "_c2q3")   # HOPPER_C2_D64: d64 with two consumer warpgroups (128-row tiles), TMA; the
+        if c2:                          # _c2q3 siblings (HOPPER_C2_CAUSAL_Q3_D64) with three Q buffers, else two
             kwg = 2
         bm, bn, q_bufs, uses_tma = 64 * kwg, block_n[d], qs[d], tma[d]
         if m[3] == "_bn176":
@@ -173,21 +174,22 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
         kstages = stages[d]
         if m[3] == "_s4":       # HOPPER_S4_D64: the d64 kernel (TMA) with a deeper K / V ring
             uses_tma, kstages = True, int(kv.get("s4_stages_d64", "4"))
-        if m[3] == "_c2":
-            uses_tma, bn, q_bufs, kstages = True, 128, 2, int(kv.get("c2_stages_d64", "3"))
+        if c2:
+            uses_tma, bn, q_bufs, kstages = True, 128, 3 if m[3] == "_c2q3" else 2, int(kv.get("c2_stages_d64", "3"))
         if m[3] == "_fk":       # HOPPER_FK_D128: the d128 kernel (TMA, 128-key blocks) with the fused last turn, K ahead
             uses_tma, bn = True, 128
         if m[5]:                # HOPPER_KERNEL_VARLEN: the _varlen siblings always load with TMA (whatever TMA_D64 / TMA_D128)
             uses_tma = True
         # hopper_fwd.cu's EPI
-        epi_mode = {128: int(epi_smem_d128), 64: epi_smem_d64}.get(d, 0) if uses_tma and bn == 128 and q_bufs == 2 else 0
+        epi_mode = ({128: int(epi_smem_d128), 64: epi_smem_d64}.get(d, 0)
+                    if uses_tma and bn == 128 and (q_bufs == 2 or (c2 and q_bufs == 3)) else 0)
         epi = epi_mode != 0
         epi_tma = epi and d == 128 and epi_mode == 1 and kv.get("epi_tma_d128", "0") == "1"   # hopper_fwd.cu's EPI_TMA
-        epi_tma = epi_tma or (epi and d == 64 and epi_mode == 2 and m[3] in (None, "_s4", "_c2") and not m[4]
+        epi_tma = epi_tma or (epi and d == 64 and epi_mode == 2 and (m[3] in (None, "_s4") or c2) and not m[4]
                               and kv.get("epi_tma_d64", "0") == "1")   # EPI_TMA64 (the _s4 sibling is the d64 kernel's code)
         epi_tma = epi_tma and not m[5]   # the _varlen siblings store O with row stores (clipped at the sequence's end)
         shared = shared_bytes(bm, bn, d, kstages, q_bufs, uses_tma, epi, 4 if epi_tma else 3)
-        param_maps = param_maps_c2 and m[3] == "_c2"
+        param_maps = param_maps_c2 and c2
         maps_offset = None
         try:
             if param_maps:   # hopper_fwd_args, then hopper_fwd_maps where the metadata puts it (nvcc aligns its address)
@@ -221,14 +223,14 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
             objects[-1]["rescale_vote"] = False
         if d == 128 and kv.get("desc_add_d128", "0") == "1":
             objects[-1]["desc_add"] = True
-        if d == 64 and m[3] in (None, "_s4", "_c2") and not m[4] and kv.get("decode_once_d64", "0") == "1":
+        if d == 64 and (m[3] in (None, "_s4") or c2) and not m[4] and kv.get("decode_once_d64", "0") == "1":
             objects[-1]["decode_once"] = True
         if d == 128 and kv.get("decode_once_d128", "0") == "1":
             objects[-1]["decode_once"] = True
         if dyn:
             objects[-1]["dynamic_causal"] = True
         on = lambda key: kv.get(key, "0") == "1"
-        if m[3] == "_c2":       # cuDNN's loop shape: the ping-pong turn around the exponentials, each GEMM waited at once
+        if c2:                  # cuDNN's loop shape: the ping-pong turn around the exponentials, each GEMM waited at once
             objects[-1]["exp_turn"] = True
             if on("c2_desc_add_d64"):   # HOPPER_C2_DESC_D64: descriptors by add, as the d128 kernels'
                 objects[-1]["desc_add"] = True
@@ -270,7 +272,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
             objects[-1]["epilogue_smem_per_warp"] = True
         if epi and not epi_tma and (d == 64 or kv.get("epi_v4_d128", "0") == "1"):   # (TMA stores: no st.global.v4)
             objects[-1]["epilogue_v4"] = True
-        if d == 64 and uses_tma and m[3] not in ("_static", "_c2") and not m[4] and kv.get("wg_skip_d64", "0") == "1":   # hopper_fwd.cu's WG_SKIP
+        if d == 64 and uses_tma and m[3] not in ("_static", "_c2", "_c2q3") and not m[4] and kv.get("wg_skip_d64", "0") == "1":   # hopper_fwd.cu's WG_SKIP
             objects[-1]["wg_skip"] = True
             if dyn and not m[5] and kv.get("tail_split_d64", "0") == "1":   # hopper_fwd.cu's TSPLIT (not _varlen)
                 objects[-1]["tail_split"] = True
