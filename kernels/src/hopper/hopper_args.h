@@ -71,11 +71,13 @@ struct hopper_fwd_args {
     uint64_t cu_seqlens_k;
 };
 
-// Host-made tensor maps (kernels built with HOPPER_PARAM_MAPS_C2, manifest "param_maps": the d64 _c2 kernels): a second
+// Host-made tensor maps (kernels built with HOPPER_PARAM_MAPS_C2 / HOPPER_PARAM_MAPS_ALL, manifest "param_maps": the d64
+// _c2 kernels; with _ALL the other non-varlen TMA kernels of the head dims its bits name): a second
 // __grid_constant__ kernel parameter after hopper_fwd_args, at its end rounded up to HOPPER_FWD_MAPS_ALIGN (the parameter
 // type below, hopper_fwd_maps_param, is this struct aligned so: a CUtensorMap must be 64-byte aligned).  Four 128-byte
 // CUtensorMaps, each as 16 little-endian words (word 0 the tensor's address): Q (boxes of block_m rows), K and V (block_n
-// rows), O (16 rows, the d64 epilogue's per-warp TMA stores); dims innermost first (D, seq, heads, batch), byte strides of
+// rows), O (16 rows, the d64 epilogue's per-warp TMA stores; 64 rows, the d128 one's; zeros, unused, in kernels that
+// store O otherwise); dims innermost first (D, seq, heads, batch), byte strides of
 // dims 1-3 (16 for a dimension of size 1), 16-bit elements (u16), 128-byte swizzle, zero fill -- the maps the other TMA
 // kernels make in their tmaps slots (hopper_fwd.cu's tmap_make), here made by the host (pyhipattn.kernargs.encode_tile_map).
 // Such kernels write no maps to tmaps; the tile counters below it stay.

@@ -343,6 +343,14 @@
 #ifndef HOPPER_PARAM_MAPS_C2
 #define HOPPER_PARAM_MAPS_C2 1
 #endif
+// the other non-varlen TMA kernels (issue11aa), HOPPER_PARAM_MAPS_C2's host-made maps (the same second parameter,
+// hopper_fwd_maps_param; manifest "param_maps"), a bit per head dim's kernels: 1 d128 (d128, _fk, _static, _bn176,
+// _softcap), 2 d64 of three consumer warpgroups (d64, _s4, _static; not _softcap: 72 bytes of stack), 4 d96 (d96, _dyn, _softcap), 8 d256
+// (d256, _softcap); 15: all.  Kernels without a TMA O store take the O map too (unused: the planner writes zeros);
+// 0: the maps made by each CTA's producer (tmap_make / publish / acquire)
+#ifndef HOPPER_PARAM_MAPS_ALL
+#define HOPPER_PARAM_MAPS_ALL 0
+#endif
 // the d64 kernels with three consumer warpgroups (hopper_fwd_<dtype>_d64 and _d64_s4; not the _static / _softcap / _varlen
 // siblings) (issue11o): 1: wgmma descriptors as the tile's plus a constant (desc_add, as HOPPER_DESC_ADD_D128 /
 // HOPPER_C2_DESC_D64; the steady key block 518 -> 468 SASS instructions, bf16; H100 call o1, same run: 1.039-1.051x at
@@ -597,7 +605,7 @@ template <int D, int ROWS>
 // VARLEN: a _varlen sibling (packed sequences, hopper_fwd_args' cu_seqlens: set_seq)
 // FK: a d128 _fk sibling (HOPPER_FK_D128: the fused last turn and K loaded ahead of V)
 // C2: a d64 _c2 sibling (HOPPER_C2_D64: 128-row tiles, cuDNN's loop shape; the consumers' c2 loop)
-// PMAPS: the tensor maps are the host's, *pm (a __grid_constant__ parameter: HOPPER_PARAM_MAPS_C2); else made here
+// PMAPS: the tensor maps are the host's, *pm (a __grid_constant__ parameter: HOPPER_PARAM_MAPS_C2 / _ALL); else made here
     template <class E, int D, int BN, int STAGES, int NWG, int QS, bool TMA, bool DYN_SIBLING = false,
               bool STATIC_SIBLING = false, bool SOFTCAP = false, bool VARLEN = false, bool FK = false,
               bool C2 = false, bool PMAPS = false>
@@ -661,7 +669,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
     const uint32_t maps = bars + 256;                 // TMA only: Q, K, V (EPI_TMA: and O) tensor maps (128 bytes each)
     // this CTA's slot of global scratch for its maps (TMA only): 384 (EPI_TMA: 512) bytes, 128-byte aligned
     auto map_slot = [&]() { return ((a.tmaps + 127) & ~(uint64_t)127) + (uint64_t)blockIdx.x * (128 * NMAPS); };
-    static_assert(!PMAPS || (TMA && C2 && !VARLEN), "host-made maps: the _c2 kernels");
+    static_assert(!PMAPS || (TMA && !VARLEN), "host-made maps: TMA kernels, not _varlen");
     // the O map of the TMA stores (EPI_TMA / EPI_TMA64): PMAPS the parameter's (generic address), else the CTA's slot's
     [[maybe_unused]] auto o_map = [&]() -> uint64_t {
         if constexpr (PMAPS) {
@@ -865,7 +873,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
         uint32_t phase = 0, q_phase = 0;
         uint64_t map_q = 0, map_k = 0, map_v = 0;
         if constexpr (TMA && PMAPS) {
-            // the host's maps (HOPPER_PARAM_MAPS_C2), read where they are: the kernel parameter's generic addresses
+            // the host's maps (HOPPER_PARAM_MAPS_C2 / _ALL), read where they are: the kernel parameter's generic addresses
             // (cp.async.bulk.tensor takes a tensor map in param / const / global space); thread 0 is the whole producer
             if (tid != 0) return;
             map_q = reinterpret_cast<uint64_t>(&pm->q0);
@@ -1357,7 +1365,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
     auto rescale_pending = [&]() {
         if (!VOTE || !__all_sync(0xffffffffu, pa0 == 1.f && pa1 == 1.f)) rescale_o(pa0, pa1);
     };
-    if constexpr (EPI_TMA) {   // the O map, published by the producer before its first load (see tmap_make)
+    if constexpr (EPI_TMA && !PMAPS) {   // the O map, published by the producer before its first load (see tmap_make)
         if (tid == 0) tmap_acquire(map_slot() + 384);
     }
     if constexpr (EPI_TMA64 && !PMAPS) {   // every warp's lane 0 issues its own stores
@@ -1851,7 +1859,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
                 named_sync(NWG + 1 + wg, 128);
                 if (tid == 0) {
 #pragma unroll
-                    for (int c = 0; c < DS / 64; ++c) tma_store(map_slot() + 384, so + c * (WG_ROWS * 128), 64 * c, g0, ch, cb);
+                    for (int c = 0; c < DS / 64; ++c) tma_store(o_map(), so + c * (WG_ROWS * 128), 64 * c, g0, ch, cb);
                     asm volatile("cp.async.bulk.commit_group;" ::: "memory");
                 }
             } else if constexpr (EPI_TMA64) {
@@ -1910,19 +1918,63 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
 #endif
 }  // namespace
 
-#define HOPPER_KERNEL_XS(NAME, E, D, BN, S, NWG, QS, TMA, DYN_SIB, STATIC_SIB, SOFTCAP)              \
+#define HOPPER_KERNEL_XS_0(NAME, E, D, BN, S, NWG, QS, TMA, DYN_SIB, STATIC_SIB, SOFTCAP)              \
     extern "C" __global__ void __launch_bounds__((NWG + 1) * 128, 1) NAME(const __grid_constant__ hopper_fwd_args a) { \
         fwd_body<E, D, BN, S, NWG, QS, TMA, DYN_SIB, STATIC_SIB, SOFTCAP>(a);                        \
     }
+// HOPPER_PARAM_MAPS_ALL: the host's Q / K / V / O maps as a second parameter (hopper_args.h: hopper_fwd_maps_param)
+#define HOPPER_KERNEL_XS_1(NAME, E, D, BN, S, NWG, QS, TMA, DYN_SIB, STATIC_SIB, SOFTCAP)                           \
+    extern "C" __global__ void __launch_bounds__((NWG + 1) * 128, 1) NAME(const __grid_constant__ hopper_fwd_args a,   \
+                                                                          const __grid_constant__ hopper_fwd_maps_param m) { \
+        fwd_body<E, D, BN, S, NWG, QS, TMA, DYN_SIB, STATIC_SIB, SOFTCAP, false, false, false, true>(a, &m.m);    \
+    }
+// HOPPER_PM_<D>: 1 where HOPPER_PARAM_MAPS_ALL gives head dim D's kernels the host's maps (its bit; D a literal)
+#if HOPPER_PARAM_MAPS_ALL & 1
+#define HOPPER_PM_128 1
+#else
+#define HOPPER_PM_128 0
+#endif
+#if HOPPER_PARAM_MAPS_ALL & 2
+#define HOPPER_PM_64 1
+#else
+#define HOPPER_PM_64 0
+#endif
+#if HOPPER_PARAM_MAPS_ALL & 4
+#define HOPPER_PM_96 1
+#else
+#define HOPPER_PM_96 0
+#endif
+#if HOPPER_PARAM_MAPS_ALL & 8
+#define HOPPER_PM_256 1
+#else
+#define HOPPER_PM_256 0
+#endif
+#if ((HOPPER_PARAM_MAPS_ALL & 1) && !HOPPER_TMA_D128) || ((HOPPER_PARAM_MAPS_ALL & 2) && !HOPPER_TMA_D64)
+#error "HOPPER_PARAM_MAPS_ALL: host-made maps need the TMA kernels (HOPPER_TMA_D128 / HOPPER_TMA_D64)"
+#endif
+#define HOPPER_CAT_(A, B) A##B
+#define HOPPER_CAT(A, B) HOPPER_CAT_(A, B)
+#define HOPPER_KERNEL_XS(NAME, E, D, BN, S, NWG, QS, TMA, DYN_SIB, STATIC_SIB, SOFTCAP) \
+    HOPPER_CAT(HOPPER_KERNEL_XS_, HOPPER_CAT(HOPPER_PM_, D))(NAME, E, D, BN, S, NWG, QS, TMA, DYN_SIB, STATIC_SIB, SOFTCAP)
 #define HOPPER_KERNEL_X(NAME, E, D, BN, S, NWG, QS, TMA, DYN_SIB, STATIC_SIB) \
     HOPPER_KERNEL_XS(NAME, E, D, BN, S, NWG, QS, TMA, DYN_SIB, STATIC_SIB, false)
 #define HOPPER_KERNEL(NAME, E, D, BN, S, NWG, QS, TMA) HOPPER_KERNEL_X(NAME, E, D, BN, S, NWG, QS, TMA, false, false)
 #if HOPPER_FK_D128 && HOPPER_TMA_D128 && HOPPER_BN_D128 == 128
 // the _fk siblings (HOPPER_FK_D128): the d128 kernel with the fused last turn and K ahead of V
+#if HOPPER_PM_128
+// HOPPER_PARAM_MAPS_ALL (bit 1): the host's Q / K / V / O maps as a second parameter
+#define HOPPER_KERNEL_FK(NAME, E)                                                                                  \
+    extern "C" __global__ void __launch_bounds__(3 * 128, 1) NAME(const __grid_constant__ hopper_fwd_args a,       \
+                                                                  const __grid_constant__ hopper_fwd_maps_param m) { \
+        fwd_body<E, 128, 128, HOPPER_STAGES_D128, 2, HOPPER_Q_STAGES_D128, true, false, false, false, false, true, false, \
+                 true>(a, &m.m);                                                                                   \
+    }
+#else
 #define HOPPER_KERNEL_FK(NAME, E)                                                                                  \
     extern "C" __global__ void __launch_bounds__(3 * 128, 1) NAME(const __grid_constant__ hopper_fwd_args a) {     \
         fwd_body<E, 128, 128, HOPPER_STAGES_D128, 2, HOPPER_Q_STAGES_D128, true, false, false, false, false, true>(a); \
     }
+#endif
 HOPPER_KERNEL_FK(hopper_fwd_bf16_d128_fk, Bf16)
 HOPPER_KERNEL_FK(hopper_fwd_fp16_d128_fk, Fp16)
 #endif
@@ -1987,10 +2039,11 @@ HOPPER_KERNEL_SOFTCAP(hopper_fwd_bf16_d128_softcap, Bf16, 128, HOPPER_BN_D128, H
                       HOPPER_TMA_D128)
 HOPPER_KERNEL_SOFTCAP(hopper_fwd_fp16_d128_softcap, Fp16, 128, HOPPER_BN_D128, HOPPER_STAGES_D128, 2, HOPPER_Q_STAGES_D128,
                       HOPPER_TMA_D128)
-HOPPER_KERNEL_SOFTCAP(hopper_fwd_bf16_d64_softcap, Bf16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_D64, HOPPER_Q_STAGES,
-                      HOPPER_TMA_D64)
-HOPPER_KERNEL_SOFTCAP(hopper_fwd_fp16_d64_softcap, Fp16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_D64, HOPPER_Q_STAGES,
-                      HOPPER_TMA_D64)
+// (the d64 _softcap siblings make their own maps whatever HOPPER_PARAM_MAPS_ALL: with the host's, 72 bytes of stack)
+HOPPER_KERNEL_XS_0(hopper_fwd_bf16_d64_softcap, Bf16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_D64, HOPPER_Q_STAGES,
+                   HOPPER_TMA_D64, false, false, true)
+HOPPER_KERNEL_XS_0(hopper_fwd_fp16_d64_softcap, Fp16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_D64, HOPPER_Q_STAGES,
+                   HOPPER_TMA_D64, false, false, true)
 HOPPER_KERNEL_SOFTCAP(hopper_fwd_bf16_d96_softcap, Bf16, 96, 128, 2, 2, 2, true)
 HOPPER_KERNEL_SOFTCAP(hopper_fwd_fp16_d96_softcap, Fp16, 96, 128, 2, 2, 2, true)
 HOPPER_KERNEL_SOFTCAP(hopper_fwd_bf16_d256_softcap, Bf16, 256, HOPPER_BN_D256, 2, 2, 1, true)
