@@ -343,6 +343,16 @@
 #ifndef HOPPER_PARAM_MAPS_C2
 #define HOPPER_PARAM_MAPS_C2 1
 #endif
+// the _c2 kernels (issue11ab, experiment): a consumer warpgroup's ping-pong turn covers two 128-key blocks (two K / V
+// stages): both QK^T in flight together, one row max over 256 keys, one turn around the 128 exponentials, one O rescale,
+// both PV.  A tile's blocks go in pairs from the last one down, an odd count's lowest block alone (the tile's last turn);
+// a one-block tile's second QK^T reads a stale stage (its scores dropped), as FUSE's QK^T with no next tile.  The next
+// turn's first QK^T goes out once this turn's first PV is done, its second once the second PV is done (at most P 32 + S
+// 128 + O 32 registers in the GEMMs); the tile's O is stored at once in its last turn (not deferred).  1: on; 0: one key
+// block a turn (as before)
+#ifndef HOPPER_C2_PAIR_D64
+#define HOPPER_C2_PAIR_D64 0
+#endif
 // the d64 kernels with three consumer warpgroups (hopper_fwd_<dtype>_d64 and _d64_s4; not the _static / _softcap / _varlen
 // siblings) (issue11o): 1: wgmma descriptors as the tile's plus a constant (desc_add, as HOPPER_DESC_ADD_D128 /
 // HOPPER_C2_DESC_D64; the steady key block 518 -> 468 SASS instructions, bf16; H100 call o1, same run: 1.039-1.051x at
@@ -1562,6 +1572,342 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
         // the d128 _fk siblings' fused turn), the epilogue then runs with that QK^T on the tensor cores.  With no next
         // tile the QK^T still goes out, over the stale Q slot / K stage (its scores are dropped): a wgmma under a
         // branch would serialise them all.
+        // HOPPER_C2_PAIR_D64: two key blocks a turn.  s / p hold the pair's upper block n, s2 / p2 block n - 1 (a
+        // one-block turn: s / p only).  Blocks run from the tile's last one down in pairs; an odd count's lowest block
+        // goes alone in the tile's last turn.  kst / kph: the K stage of the next QK^T to issue.
+        constexpr int C2_PAIR = HOPPER_C2_PAIR_D64;
+        static_assert(C2_PAIR == 0 || C2_PAIR == 1, "HOPPER_C2_PAIR_D64: 0 or 1");
+        if constexpr (C2_PAIR != 0) {
+            static_assert(HOPPER_C2_FUSE_D64 && HOPPER_C2_B2B_D64 && HOPPER_C2_DEFER_D64 && !HOPPER_C2_TURN_D64 && DESC_ADD &&
+                              STAGES >= 3,
+                          "HOPPER_C2_PAIR_D64 builds on the shipped _c2 loop (B2B, fused boundary)");
+            float s2[BN / 2];
+            uint32_t p2[BN / 4];
+            // c2_lse, with the LSE pointer and the lane read at the use (asm): their test, hoisted to the kernel's start,
+            // spilled a predicate word at 232 registers
+            auto lse_p = [&](int ch, int cb) {
+                l0 += __shfl_xor_sync(0xffffffffu, l0, 1);
+                l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
+                l1 += __shfl_xor_sync(0xffffffffu, l1, 1);
+                l1 += __shfl_xor_sync(0xffffffffu, l1, 2);
+                inv0 = l0 > 0.f ? 1.f / l0 : 0.f;
+                inv1 = l1 > 0.f ? 1.f / l1 : 0.f;
+                uint64_t lsep;
+                uint32_t ln;
+                asm volatile("mov.b64 %0, %1;" : "=l"(lsep) : "l"(a.lse));
+                asm volatile("mov.u32 %0, %%laneid;" : "=r"(ln));
+                if (lsep && ln % 4 == 0) {
+                    float* lse_ptr = reinterpret_cast<float*>(lsep) + ((int64_t)cb * a.heads_q + ch) * sq;
+                    if (row0 < sq) lse_ptr[row0] = l0 > 0.f ? (mx0 * sl2 + __log2f(l0)) * LN2 : NEG_INF;
+                    if (row1 < sq) lse_ptr[row1] = l1 > 0.f ? (mx1 * sl2 + __log2f(l1)) * LN2 : NEG_INF;
+                }
+            };
+            auto adv = [&](int& st, uint32_t& ph) {
+                if (++st == STAGES) { st = 0; ph ^= 1; }
+            };
+            // QK^T of the K tile into d (issue_qk's, any accumulator)
+            auto qk_into = [&](float (&d)[BN / 2], uint32_t k_tile) {
+                const uint64_t da0 = desc_k_major(q_rows()), db0 = desc_k_major(k_tile);
+                wgmma_fence();
+#pragma unroll
+                for (int kk = 0; kk < DC / 16; ++kk) {
+                    const uint32_t off = (kk % 4) * 32;
+                    wgmma_ss<E::bf16, BN>(d, desc_add(da0, (kk / 4) * (BM * 128) + off),
+                                          desc_add(db0, (kk / 4) * (BN * 128) + off), kk > 0 ? 1 : 0);
+                }
+                wgmma_commit();
+            };
+            // O += P V from the fragments pp (issue_pv's, any P)
+            auto pv_from = [&](const uint32_t (&pp)[BN / 4], uint32_t v_tile) {
+                const uint64_t dv0 = desc_n_major(v_tile, BN * 128);
+                wgmma_fence();
+#pragma unroll
+                for (int kk = 0; kk < BN / 16; ++kk) {
+                    const uint32_t frag[4] = {pp[4 * kk], pp[4 * kk + 1], pp[4 * kk + 2], pp[4 * kk + 3]};
+                    wgmma_rs<E::bf16, DC>(o, frag, desc_add(dv0, kk * 16 * 128));
+                }
+                wgmma_commit();
+            };
+            // +0 from every packed P word of block a
+            auto p_zero = [&]() {
+                uint32_t acc = 0;
+#pragma unroll
+                for (int i = 0; i < BN / 4; ++i) acc |= p[i];
+                return __uint_as_float(acc & ((uint32_t)a.heads_q >> 31));
+            };
+            // c2_max's masks on d (key block n)
+            auto mask_into = [&](float (&d)[BN / 2], int n) {
+                int lim0 = sk, lim1 = sk;
+                if (win_right >= 0) {
+                    lim0 = min(sk, row0 + sk - sq + 1 + win_right);
+                    lim1 = min(sk, row1 + sk - sq + 1 + win_right);
+                }
+                const int c0 = n * BN + 2 * (lane % 4);
+#pragma unroll
+                for (int i = 0; i < BN / 8; ++i) {
+#pragma unroll
+                    for (int e = 0; e < 2; ++e) {
+                        const int col = c0 + 8 * i + e;
+                        if (col >= lim0) d[4 * i + e] = NEG_INF;
+                        if (col >= lim1) d[4 * i + 2 + e] = NEG_INF;
+                    }
+                }
+                if (win_left >= 0) {
+                    const int lo0 = row0 + sk - sq - win_left - c0;
+                    const int lo1 = lo0 + 8;
+#pragma unroll
+                    for (int i = 0; i < BN / 8; ++i) {
+#pragma unroll
+                        for (int e = 0; e < 2; ++e) {
+                            if (8 * i + e < lo0) d[4 * i + e] = NEG_INF;
+                            if (8 * i + e < lo1) d[4 * i + 2 + e] = NEG_INF;
+                        }
+                    }
+                }
+            };
+            // the masks, the row max over the pair's 256 keys (four partial chains a row), O's rescale factors
+            auto max2 = [&](int n, float& alpha0, float& alpha1) {
+                if (needs_mask(n)) mask_into(s, n);
+                if (needs_mask(n - 1)) mask_into(s2, n - 1);
+                float p0[4], p1[4];   // four partial chains a row, over both blocks
+#pragma unroll
+                for (int j = 0; j < 4; ++j) {
+                    p0[j] = fmaxf(s[4 * j], s[4 * j + 1]);
+                    p1[j] = fmaxf(s[4 * j + 2], s[4 * j + 3]);
+                }
+#pragma unroll
+                for (int i = 4; i < BN / 8; ++i) {
+                    p0[i % 4] = fmaxf(p0[i % 4], fmaxf(s[4 * i], s[4 * i + 1]));
+                    p1[i % 4] = fmaxf(p1[i % 4], fmaxf(s[4 * i + 2], s[4 * i + 3]));
+                }
+#pragma unroll
+                for (int i = 0; i < BN / 8; ++i) {
+                    p0[i % 4] = fmaxf(p0[i % 4], fmaxf(s2[4 * i], s2[4 * i + 1]));
+                    p1[i % 4] = fmaxf(p1[i % 4], fmaxf(s2[4 * i + 2], s2[4 * i + 3]));
+                }
+                float b0 = fmaxf(fmaxf(mx0, fmaxf(p0[0], p0[1])), fmaxf(p0[2], p0[3]));
+                float b1 = fmaxf(fmaxf(mx1, fmaxf(p1[0], p1[1])), fmaxf(p1[2], p1[3]));
+                b0 = fmaxf(b0, __shfl_xor_sync(0xffffffffu, b0, 1));
+                b0 = fmaxf(b0, __shfl_xor_sync(0xffffffffu, b0, 2));
+                b1 = fmaxf(b1, __shfl_xor_sync(0xffffffffu, b1, 1));
+                b1 = fmaxf(b1, __shfl_xor_sync(0xffffffffu, b1, 2));
+                ms0 = b0 == NEG_INF ? 0.f : b0 * sl2;
+                ms1 = b1 == NEG_INF ? 0.f : b1 * sl2;
+                alpha0 = ex2(mx0 * sl2 - ms0);
+                alpha1 = ex2(mx1 * sl2 - ms1);
+                mx0 = b0;
+                mx1 = b1;
+            };
+            // c2_exp's exponentials (HOPPER_C2_ILV_D64's interleave), row sums and packing, on d into pp
+            // zin: +0 (the pair's second block: a zero made from every packed word of the first, so ptxas packs the
+            // first block's P before the second block's exponentials instead of holding 128 exponentials unpacked)
+            auto exp_into = [&](float (&d)[BN / 2], uint32_t (&pp)[BN / 4], float& t0, float& t1, float zin) {
+                t0 = 0.f;
+                t1 = 0.f;
+                float n0 = zin - ms0, n1 = zin - ms1;
+#pragma unroll
+                for (int i = 0; i < BN / 8; ++i) {
+                    if constexpr (HOPPER_C2_ILV_D64) {
+                        if (i >= 2 && i % 2 == 0) {
+                            pp[2 * (i - 2)] = E::pack(d[4 * (i - 2)], d[4 * (i - 2) + 1]);
+                            const float z = __uint_as_float(pp[2 * (i - 2)] & ((uint32_t)a.heads_q >> 31));   // +0
+                            n0 += z;
+                            n1 += z;
+                        }
+                    }
+                    d[4 * i] = ex2(fmaf(d[4 * i], sl2, n0));
+                    d[4 * i + 1] = ex2(fmaf(d[4 * i + 1], sl2, n0));
+                    d[4 * i + 2] = ex2(fmaf(d[4 * i + 2], sl2, n1));
+                    d[4 * i + 3] = ex2(fmaf(d[4 * i + 3], sl2, n1));
+                    t0 += d[4 * i] + d[4 * i + 1];
+                    t1 += d[4 * i + 2] + d[4 * i + 3];
+                }
+#pragma unroll
+                for (int i = 0; i < BN / 4; ++i) pp[i] = E::pack(d[2 * i], d[2 * i + 1]);
+            };
+            // a steady pair: blocks n, n - 1 in stages (sa, pa), (sb, pb), their QK^T in flight; then the next turn's
+            // QK^T: NQ 2: blocks n - 2, n - 3 (stage kst and the one after), 1: block n - 2 (the tile's last, alone)
+            auto pstep = [&](int n, int sa, uint32_t pa, int sb, uint32_t pb, auto nq) {
+                constexpr int NQ = decltype(nq)::value;
+                wgmma_wait<0>();
+                reg_fence(s);
+                reg_fence(s2);
+                if (lane == 0) {
+                    mbar_arrive(k_empty(sa));
+                    mbar_arrive(k_empty(sb));
+                }
+                float a0, a1, ta0, ta1, tb0, tb1;
+                max2(n, a0, a1);
+                sched_sync();
+                exp_into(s, p, ta0, ta1, 0.f);
+                exp_into(s2, p2, tb0, tb1, p_zero());
+                sched_arrive();
+                l0 = l0 * a0 + (ta0 + tb0);
+                l1 = l1 * a1 + (ta1 + tb1);
+                rescale_o(a0, a1);
+                // +0 from the new row sums into the PV addresses: ptxas otherwise sinks the row sums' FADD below the
+                // GEMM issue and holds every exponential live until then (spills)
+                const uint32_t zl = (__float_as_uint(l0) | __float_as_uint(l1)) & ((uint32_t)a.heads_q >> 31);
+                mbar_wait(v_full(sa), pa);
+                pv_from(p, sV + sa * KV_BYTES + (zl << 4));
+                mbar_wait(v_full(sb), pb);
+                pv_from(p2, sV + sb * KV_BYTES + (zl << 4));
+                int kb = kst;
+                uint32_t kbp = kph;
+                adv(kb, kbp);
+                wgmma_wait<1>();   // the first PV
+                if (lane == 0) mbar_arrive(v_empty(sa));
+                // the next QK^T once the first PV is done (right behind the PV: C7512, wgmma serialised for registers)
+                mbar_wait(k_full(kst), kph);
+                qk_into(s, sK + kst * KV_BYTES);
+                wgmma_wait<1>();   // the second PV
+                reg_fence(o);
+                if (lane == 0) mbar_arrive(v_empty(sb));
+                if constexpr (NQ == 2) {
+                    mbar_wait(k_full(kb), kbp);
+                    qk_into(s2, sK + kb * KV_BYTES);
+                }
+            };
+            // the tile's last turn (TWO: blocks n, n - 1; else block n alone), fused with the next tile's first two
+            // QK^T (the second over a stale stage when that tile has one block, both when there is none); returns the
+            // next tile (-1: none)
+            auto plast = [&](int n, auto two) {
+                constexpr bool TWO = decltype(two)::value;
+                const int sa = kst;
+                const uint32_t pa = kph;
+                adv(kst, kph);
+                [[maybe_unused]] int sb = 0;
+                [[maybe_unused]] uint32_t pb = 0;
+                if constexpr (TWO) {
+                    sb = kst;
+                    pb = kph;
+                    adv(kst, kph);
+                }
+                wgmma_wait<0>();
+                reg_fence(s);
+                if constexpr (TWO) {
+                    reg_fence(s2);
+                }
+                if (lane == 0) {
+                    mbar_arrive(k_empty(sa));
+                    if constexpr (TWO) {
+                        mbar_arrive(k_empty(sb));
+                    }
+                }
+                int cm, ch, cb;
+                c2_tile(cm, ch, cb);
+                q_release();   // every QK^T of this tile is done: the Q slot too
+                if (++qs == QS) { qs = 0; q_phase ^= 1; }
+                float a0, a1, ta0, ta1, tb0 = 0.f, tb1 = 0.f;
+                if constexpr (TWO) {
+                    max2(n, a0, a1);
+                } else {
+                    c2_max(n, needs_mask(n), a0, a1);
+                }
+                sched_sync();
+                exp_into(s, p, ta0, ta1, 0.f);
+                if constexpr (TWO) {
+                    exp_into(s2, p2, tb0, tb1, p_zero());
+                }
+                sched_arrive();
+                l0 = l0 * a0 + (ta0 + tb0);
+                l1 = l1 * a1 + (ta1 + tb1);
+                rescale_o(a0, a1);
+                // +0 from the new row sums into the PV addresses: ptxas otherwise sinks the row sums' FADD below the
+                // GEMM issue and holds every exponential live until then (spills)
+                const uint32_t zl = (__float_as_uint(l0) | __float_as_uint(l1)) & ((uint32_t)a.heads_q >> 31);
+                const int t_next = next_tile();   // (its Q slot is qs now; empty tiles zero-filled on the way)
+                bool two_next = false;
+                if (t_next >= 0) {
+                    const int mn = tile_m_block(t_next) * BM;
+                    two_next = key_blocks(mn) - key_blocks_lo(mn) >= 2;
+                    mbar_wait(q_full(qs), q_phase);
+                    mbar_wait(k_full(kst), kph);
+                }
+                int kb = kst;
+                uint32_t kbp = kph;
+                adv(kb, kbp);
+                mbar_wait(v_full(sa), pa);
+                pv_from(p, sV + sa * KV_BYTES + (zl << 4));
+                if constexpr (TWO) {
+                    mbar_wait(v_full(sb), pb);
+                    pv_from(p2, sV + sb * KV_BYTES + (zl << 4));
+                    lse_p(ch, cb);
+                    wgmma_wait<1>();   // the first PV
+                    if (lane == 0) mbar_arrive(v_empty(sa));
+                    qk_into(s, sK + kst * KV_BYTES);
+                    wgmma_wait<1>();   // the second PV
+                    reg_fence(o);
+                    if (lane == 0) mbar_arrive(v_empty(sb));
+                    if (two_next) mbar_wait(k_full(kb), kbp);
+                    qk_into(s2, sK + kb * KV_BYTES);
+                } else {   // one block: s2 is free, its QK^T goes out first
+                    if (two_next) mbar_wait(k_full(kb), kbp);
+                    qk_into(s2, sK + kb * KV_BYTES);
+                    lse_p(ch, cb);
+                    wgmma_wait<1>();   // the PV
+                    reg_fence(o);
+                    if (lane == 0) mbar_arrive(v_empty(sa));
+                    qk_into(s, sK + kst * KV_BYTES);
+                }
+                c2_pack(cm, ch, cb);
+                c2_flush();   // (at once: po held through the next tile's pairs spilled)
+                return t_next;
+            };
+            // the first tile's first turn's QK^T
+            mbar_wait(q_full(qs), q_phase);
+            {
+                const int m0 = tile_m_block(t) * BM;
+                const bool two0 = key_blocks(m0) - key_blocks_lo(m0) >= 2;
+                mbar_wait(k_full(kst), kph);
+                qk_into(s, sK + kst * KV_BYTES);
+                int kb = kst;
+                uint32_t kbp = kph;
+                adv(kb, kbp);
+                if (two0) mbar_wait(k_full(kb), kbp);
+                qk_into(s2, sK + kb * KV_BYTES);
+            }
+            for (;;) {
+                const int n_max = key_blocks(tile_m_block(t) * BM);
+                row0 = tile_m_block(t) * BM + wg * WG_ROWS + row_local;
+                row1 = row0 + 8;
+#pragma unroll
+                for (int i = 0; i < DC / 2; ++i) o[i] = 0.f;
+                mx0 = NEG_INF; mx1 = NEG_INF; l0 = 0.f; l1 = 0.f;
+                const int lo = first_block();
+                int n = n_max - 1;
+                for (; n - 3 >= lo; n -= 2) {   // a pair with at least two blocks below it
+                    const int sa = kst;
+                    const uint32_t pa = kph;
+                    adv(kst, kph);
+                    const int sb = kst;
+                    const uint32_t pb = kph;
+                    adv(kst, kph);
+                    pstep(n, sa, pa, sb, pb, std::integral_constant<int, 2>{});
+                }
+                if (n - 2 == lo) {   // three blocks left: a pair, then the last one alone
+                    const int sa = kst;
+                    const uint32_t pa = kph;
+                    adv(kst, kph);
+                    const int sb = kst;
+                    const uint32_t pb = kph;
+                    adv(kst, kph);
+                    pstep(n, sa, pa, sb, pb, std::integral_constant<int, 1>{});
+                    n -= 2;
+                }
+                if (n - 1 == lo) {
+                    t = plast(n, std::true_type{});
+                } else {
+                    t = plast(n, std::false_type{});
+                }
+                if (t < 0) {
+                    wgmma_wait<0>();
+                    reg_fence(s);
+                    reg_fence(s2);
+                    break;
+                }
+            }
+        } else
         if constexpr (HOPPER_C2_FUSE_D64) {
             static_assert(HOPPER_C2_B2B_D64, "HOPPER_C2_FUSE_D64 builds on HOPPER_C2_B2B_D64's c2_step");
             mbar_wait(q_full(qs), q_phase);
