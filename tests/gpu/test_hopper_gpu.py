@@ -286,20 +286,24 @@ def test_hopper_d64_s4_sibling(monkeypatch, b, sq, sk, hq, hk, dtype, window, ca
                                                               (1, 900, 900, 4, 2, "bf16", (200, 100)),
                                                               (3, 129, 127, 2, 1, "fp16", (-1, -1)),
                                                               (1, 64, 4100, 2, 2, "bf16", (-1, -1))])
-def test_hopper_d64_c2_sibling(monkeypatch, b, sq, sk, hq, hk, dtype, window, causal, grid_cap):
-    """The d64 ``_c2`` sibling (128-row tiles in cuDNN's loop shape, hopper.C2_SIBLING_D64) on every problem: the rule
-    widened to all lengths, both causal flags; the plan's grid, 5 CTAs and one (every tile of the problem through one
-    CTA's ping-pong turns); LSE; a sliding window; rows past seqlen_q in a tile, rows that see no key (sq > sk causal),
-    one row block over many key blocks; twice back to back (the tile counter is reset for the next launch)."""
+@pytest.mark.parametrize("sibling", ["_c2", "_c2q3"])
+def test_hopper_d64_c2_sibling(monkeypatch, b, sq, sk, hq, hk, dtype, window, causal, grid_cap, sibling):
+    """The d64 ``_c2`` sibling (128-row tiles in cuDNN's loop shape, hopper.C2_SIBLING_D64) and its ``_c2q3`` sibling
+    (three Q buffers, hopper.C2Q3_SIBLING_D64) on every problem: the rules widened to all lengths, both causal flags;
+    the plan's grid, 5 CTAs and one (every tile of the problem through one CTA's ping-pong turns); LSE; a sliding window;
+    rows past seqlen_q in a tile, rows that see no key (sq > sk causal), one row block over many key blocks; twice back
+    to back (the tile counter is reset for the next launch)."""
     by = hopper.manifest("sm_90a")["by_name"]
-    if hopper.variant_name(dtype, 64) + "_c2" not in by:
-        pytest.skip("the shipped cubin has no d64 _c2 sibling")
+    if hopper.variant_name(dtype, 64) + sibling not in by:
+        pytest.skip(f"the shipped cubin has no d64 {sibling} sibling")
     monkeypatch.setattr(hopper, "C2_SIBLING_D64", {True: (0, 1 << 30), False: (0, 1 << 30)})
+    everywhere = {True: (0, 1 << 30), False: (0, 1 << 30)}
+    monkeypatch.setattr(hopper, "C2Q3_SIBLING_D64", everywhere if sibling == "_c2q3" else {})
     p = validate.batch_problem(view(torch.empty(b, sq, hq, 64, dtype=torch.bfloat16), argname="q"),
                                view(torch.empty(b, sk, hk, 64, dtype=torch.bfloat16), argname="k"),
                                view(torch.empty(b, sk, hk, 64, dtype=torch.bfloat16), argname="v"), softmax_scale=None,
                                causal=causal, window_size=window, softcap=0.0, return_lse=True, num_splits=1)
-    assert hopper.kernel_name(p, by).endswith("_d64_c2")
+    assert hopper.kernel_name(p, by).endswith("_d64" + sibling)
     feature = _feature(causal, window)
     case = dict(b=b, sq=sq, sk=sk, hq=hq, hk=hk, d=64, dv=64, dtype=dtype, feature=feature, window=window,
                 seed=2300 + sq)
