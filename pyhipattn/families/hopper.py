@@ -83,7 +83,7 @@ _EPI_TMA64_BOX_ROWS = 16
 
 def tile_maps(p: Problem, obj: dict) -> bytes:
     """The Q / K / V / O tensor maps (``hopper_fwd_maps``, 512 bytes, addresses 0: the plan binds them) that kernel
-    ``obj`` of the manifest, marked ``param_maps`` (HOPPER_PARAM_MAPS_C2: the d64 ``_c2`` kernels), takes from the host:
+    ``obj`` of the manifest, marked ``param_maps`` (HOPPER_PARAM_MAPS_C2: the d64 ``_c2`` and ``_c2q3`` kernels), takes from the host:
     the maps its ``tmap_make`` calls would make (dims (head_dim, seq, heads, batch), byte strides, 16 bytes for a
     dimension of size 1, 16-bit elements, boxes of block_m (Q) / block_n (K, V) / 16 (O) rows of 64 columns).
 

@@ -38,7 +38,9 @@ scores (recorded as ``softcap``; every other fact as the main kernel's).  ``hopp
 K / V stages, recorded as ``stages``; every other fact as the d64 kernel's.  ``hopper_fwd_<dtype>_d64_c2`` kernels
 (HOPPER_C2_D64) are d64 with two consumer warpgroups (block_m 128, 384 threads) in cuDNN's loop shape, TMA, two Q
 buffers, ``c2_stages_d64`` (default 3) K / V stages, the dynamic schedule and the d64 TMA epilogue, no ``wg_skip`` /
-tail split (recorded as ``exp_turn``; ``c2_desc_add_d64`` 1: descriptors by add, recorded as ``desc_add``).  ``dec1_causal_d128`` (0 / 1, default 0:
+tail split (recorded as ``exp_turn``; ``c2_desc_add_d64`` 1: descriptors by add, recorded as ``desc_add``).  ``hopper_fwd_<dtype>_d64_c2q3``
+kernels (HOPPER_C2_CAUSAL_Q3_D64) are the ``_c2`` kernel with three Q buffers (``q_stages`` 3, one more 128-row Q tile of
+shared memory); every other fact and mark as ``_c2``'s.  ``dec1_causal_d128`` (0 / 1, default 0:
 HOPPER_DEC1_CAUSAL_D128 with ``decode_once_d128``: the d128 kernel and its ``_fk`` sibling, 128-key blocks, skip next_tile's
 empty-tile decode on causal problems with seqlen_k >= seqlen_q; recorded as ``decode_once_causal``).  ``desc_add_d64``
 (0 / 1, default 0: HOPPER_DESC_ADD_D64, the d64 kernels of three consumer warpgroups on the dynamic schedule, ``_d64`` and
