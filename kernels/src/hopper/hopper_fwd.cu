@@ -354,22 +354,11 @@
 #ifndef HOPPER_C2_CAUSAL_Q3_D64
 #define HOPPER_C2_CAUSAL_Q3_D64 1
 #endif
-// the _c2q3 siblings (issue11ad): 1: four Q buffers instead of three (+16 KiB: 181,xxx bytes a CTA, make_manifest's
-// c2q3_qs4_d64); 20 mbarriers end at bars + 160, the tile info ring (2 * QS = 8 entries) fills bars + 160 .. + 256 and the
-// tile slots go to bars + 256, the tensor map area, which the _c2 kernels do not use (their maps are the host's:
-// HOPPER_PARAM_MAPS_C2).  0: three
-#ifndef HOPPER_C2Q3_QS4_D64
-#define HOPPER_C2Q3_QS4_D64 0
-#endif
-// the _c2q3 siblings (issue11ad): 1: the producer takes the tile after the current one (its tile-counter atomicAdd) at
-// the current tile's start, not after the current tile's last V load, so the next tile's Q / first K loads do not wait
-// for the atomic's round trip; 0: as _c2
-#ifndef HOPPER_C2Q3_TAKE_AHEAD_D64
-#define HOPPER_C2Q3_TAKE_AHEAD_D64 0
-#endif
-// the _c2q3 siblings (issue11ad): 1: the producer loads K(n - 1) before V(n) (the _fk siblings' order, KAHEAD), so a
-// K stage (released at its QK^T) is not held behind the V stage before it (released at its PV), and the next tile's Q and
-// first K go out one V block earlier; 0: as _c2 (K(n), V(n))
+// the _c2q3 siblings (issue11ad): 1: the producer loads K(n - 1) before V(n) (the _fk siblings' order, KAHEAD), so a K
+// stage (released at its QK^T) is not held behind the V stage before it (released at its PV), and the next tile's Q and
+// first K go out one V block earlier.  H100 call ad1 (same run, 5 paired rounds): causal 1.015x at 32x512 h32, 1.008x
+// at 32x512 h16, 1.023x at 32x256 h32, 0.999x at 16x1024 h32 (geomean 1.0111); out / LSE bit for bit.  0: as _c2
+// (K(n), V(n))
 #ifndef HOPPER_C2Q3_KAHEAD_D64
 #define HOPPER_C2Q3_KAHEAD_D64 0
 #endif
@@ -632,7 +621,7 @@ template <int D, int ROWS>
               bool STATIC_SIBLING = false, bool SOFTCAP = false, bool VARLEN = false, bool FK = false,
               bool C2 = false, bool PMAPS = false>
 __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unused]] const hopper_fwd_maps* pm = nullptr) {
-    static_assert(QS == 1 || QS == 2 || (C2 && (QS == 3 || QS == 4)), "one or two Q buffers (the _c2q3 siblings: three or four)");
+    static_assert(QS == 1 || QS == 2 || (C2 && QS == 3), "one or two Q buffers (the _c2q3 siblings: three)");
     static_assert(NWG == 2 || NWG == 3, "two or three consumer warpgroups");
     constexpr int BM = 64 * NWG;
     static_assert(D == 64 || D == 96 || D == 128 || D == 256, "head dim 64, 96, 128 or 256");
@@ -659,7 +648,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
     // EPI: O staged through a buffer of its own (BM rows, swizzled like the Q tile) for coalesced stores;
     // EPI_WARP: each warp stages and stores its own 16 rows (no warpgroup barrier)
     constexpr int EPI_MODE =
-        TMA && BN == 128 && (QS == 2 || (C2 && QS >= 3)) ? (D == 128 ? HOPPER_EPI_SMEM_D128 : D == 64 ? HOPPER_EPI_SMEM_D64 : 0) : 0;
+        TMA && BN == 128 && (QS == 2 || (C2 && QS == 3)) ? (D == 128 ? HOPPER_EPI_SMEM_D128 : D == 64 ? HOPPER_EPI_SMEM_D64 : 0) : 0;
     static_assert(EPI_MODE >= 0 && EPI_MODE <= 2, "HOPPER_EPI_SMEM_D*: 0, 1 or 2");
     constexpr bool EPI = EPI_MODE != 0, EPI_WARP = EPI_MODE == 2;
     constexpr int O_BYTES = EPI ? BM * DS * 2 : 0;
@@ -704,11 +693,8 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
     auto q_empty = [&](int s) { return bars + 8 * (QS + s); };
     // the _c2q3 siblings (_c2 with three Q buffers, HOPPER_C2_CAUSAL_Q3_D64): the tile info ring at bars + 144 (18 mbarriers end there), the
     // tile slots at bars + 216; else at bars + 160 / + 208
-    // (HOPPER_C2Q3_QS4_D64, four Q buffers: the ring at bars + 160, the slots at bars + 256, in the map area the host's maps
-    // leave unused)
-    constexpr uint32_t TINFO0 = C2 && QS == 3 ? 144 : 160, TSLOT0 = C2 && QS == 3 ? 216 : C2 && QS == 4 ? 256 : 208;
-    static_assert(TSLOT0 + 4 * QS <= 256 || (PMAPS && TSLOT0 >= 256 && TSLOT0 + 4 * QS <= TAIL),
-                  "the tile slots overlap the tensor maps");
+    constexpr uint32_t TINFO0 = C2 && QS == 3 ? 144 : 160, TSLOT0 = C2 && QS == 3 ? 216 : 208;
+    static_assert(TSLOT0 + 4 * QS <= 256, "the tile slots overlap the tensor maps");
     auto tile_slot = [&](int s) { return bars + TSLOT0 + 4 * s; };   // dynamic schedule: Q slot s's tile
     auto k_full = [&](int s) { return bars + 8 * (2 * QS + s); };
     auto k_empty = [&](int s) { return bars + 8 * (2 * QS + STAGES + s); };
@@ -953,8 +939,8 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
         using QRows = std::integral_constant<int, BM>;
         using KVRows = std::integral_constant<int, BN>;
         // KAHEAD (the _fk siblings): the V block loaded after the next K block (-1: none pending), its stage / phase
-        // (HOPPER_C2Q3_KAHEAD_D64: also the _c2q3 siblings)
-        constexpr bool KAHEAD = FK || (C2 && QS >= 3 && HOPPER_C2Q3_KAHEAD_D64);
+        // (HOPPER_C2Q3_KAHEAD_D64: also the _c2q3 siblings, the _c2 kernel with QS 3)
+        constexpr bool KAHEAD = FK || (C2 && QS == 3 && HOPPER_C2Q3_KAHEAD_D64);
         static_assert(!FK || (TMA && D == 128 && BN == 128 && !VARLEN && !STATIC_SIBLING && !SOFTCAP), "_fk: the d128 kernel");
         [[maybe_unused]] int pv_n = -1, pv_hk = 0, pv_b = 0, pv_stage = 0;
         [[maybe_unused]] uint32_t pv_phase = 0;
@@ -967,19 +953,8 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
             }
         };
         int* counter = reinterpret_cast<int*>(a.tmaps) - 1;           // dynamic schedule only
-        // TAHEAD (HOPPER_C2Q3_TAKE_AHEAD_D64, the _c2q3 siblings): the next tile, taken at the current one's start
-        constexpr bool TAHEAD = C2 && QS >= 3 && HOPPER_C2Q3_TAKE_AHEAD_D64;
-        [[maybe_unused]] int t_ahead = 0;
         for (int r = 0;; ++r) {
-            int t = dyn ? (r == 0 ? (int)blockIdx.x : (int)gridDim.x + (TAHEAD ? t_ahead : atomicAdd(counter, 1))) : tile_of(r);
-            if constexpr (TAHEAD) {   // (no tile left: no more atomics, as the loop above would stop taking them)
-                // atom.inc (old < 2^31 - 1: old + 1, as the add): ptxas gives an add (atomicAdd or atom.add in PTX) its
-                // warp aggregation (vote / popc / a shuffle of the result), which waits for the result at once; here the
-                // result's first use is the next tile's loop head
-                if (t < num_tiles) {   // (the counter's value: gridDim.x added at the use)
-                    asm volatile("atom.global.inc.u32 %0, [%1], 2147483647;" : "=r"(t_ahead) : "l"(counter) : "memory");
-                }
-            }
+            int t = dyn ? (r == 0 ? (int)blockIdx.x : (int)gridDim.x + atomicAdd(counter, 1)) : tile_of(r);
             if constexpr (KAHEAD) {   // no tile left: the last V block now
                 if (t >= num_tiles) flush_v();
             }
@@ -1432,7 +1407,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
     // of the tile (n_max and first_block are the tile's, not the warpgroup's: no WG_SKIP, no tail split), so both take
     // the same turns; empty tiles are passed in next_tile by both alike.  The epilogue is EPI_TMA64's (each warp its 16
     // rows, out with TMA), outside the turns.
-    static_assert(!C2 || (D == 64 && NWG == 2 && BN == 128 && (QS == 2 || QS == 3 || QS == 4) && TMA && DYN_ALL && EPI_TMA64 && !WG_SKIP &&
+    static_assert(!C2 || (D == 64 && NWG == 2 && BN == 128 && (QS == 2 || QS == 3) && TMA && DYN_ALL && EPI_TMA64 && !WG_SKIP &&
                           !TSPLIT && !FK && !SOFTCAP && !VARLEN && !STATIC_SIBLING),
                   "_c2: the d64 TMA kernel's producer / schedule / epilogue with two consumer warpgroups");
     if constexpr (C2) {
@@ -2003,10 +1978,8 @@ HOPPER_KERNEL_C2(hopper_fwd_bf16_d64_c2, Bf16, 2)
 HOPPER_KERNEL_C2(hopper_fwd_fp16_d64_c2, Fp16, 2)
 #if HOPPER_C2_CAUSAL_Q3_D64
 // the _c2q3 siblings: the _c2 kernel with three Q buffers (HOPPER_C2_CAUSAL_Q3_D64; the planner's causal _c2 problems)
-// (HOPPER_C2Q3_QS4_D64: four)
-#define HOPPER_C2Q3_QS (HOPPER_C2Q3_QS4_D64 ? 4 : 3)
-HOPPER_KERNEL_C2(hopper_fwd_bf16_d64_c2q3, Bf16, HOPPER_C2Q3_QS)
-HOPPER_KERNEL_C2(hopper_fwd_fp16_d64_c2q3, Fp16, HOPPER_C2Q3_QS)
+HOPPER_KERNEL_C2(hopper_fwd_bf16_d64_c2q3, Bf16, 3)
+HOPPER_KERNEL_C2(hopper_fwd_fp16_d64_c2q3, Fp16, 3)
 #endif
 #endif
 #if HOPPER_S4_D64 && HOPPER_TMA_D64

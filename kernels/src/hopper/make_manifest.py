@@ -47,9 +47,7 @@ HOPPER_PDEC_D128 with ``decode_once_d128``: the d128 kernel and its ``_fk`` sibl
 coordinates from the producer's entry beside the Q slot; recorded as ``producer_decode``).  ``smx_tree_d128`` (0 / 1, default 0:
 HOPPER_SMX_TREE_D128, the d128 kernel and its ``_fk`` sibling, 128-key blocks, TMA, take each row max of a key block in
 four partial chains; recorded as ``max_tree``).  ``c2_defer_d64`` (0 / 1, default 0: HOPPER_C2_DEFER_D64, the ``_c2``
-kernels store each tile's O during the next key block's PV wait; recorded as ``deferred_store``).  ``c2q3_qs4_d64`` (0 / 1,
-default 0: HOPPER_C2Q3_QS4_D64, the ``_c2q3`` siblings with four Q buffers instead of three; needs ``param_maps_c2``;
-recorded as ``q_stages``).  ``param_maps_c2`` (0 / 1,
+kernels store each tile's O during the next key block's PV wait; recorded as ``deferred_store``).  ``param_maps_c2`` (0 / 1,
 default 0: HOPPER_PARAM_MAPS_C2, the ``_c2`` kernels take their Q / K / V / O tensor maps from the host as a second
 parameter, hopper_args.h's hopper_fwd_maps at HOPPER_FWD_MAPS_ALIGN; their kernarg check covers both parameters;
 recorded as ``param_maps``: the struct, its kernarg offset from the metadata, its alignment).  ``pv_late_d64`` (0 / 1 / 2, default 0:
@@ -121,8 +119,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
                          "epi_smem_d128", "epi_smem_d64", "epi_v4_d128",
                          "epi_tma_d128", "rescale_in_turn_d128", "rescale_vote_d128", "desc_add_d128", "decode_once_d128", "wg_skip_d64",
                          "window", "epi_tma_d64", "decode_once_d64", "s4_stages_d64", "tail_split_d64", "tail_rounds_d64",
-                         "c2_stages_d64", "c2_desc_add_d64", "dec1_causal_d128", "desc_add_d64", "pdec_d128", "smx_tree_d128", "c2_defer_d64", "pv_late_d64", "param_maps_c2",
-                         "c2q3_qs4_d64"}
+                         "c2_stages_d64", "c2_desc_add_d64", "dec1_causal_d128", "desc_add_d64", "pdec_d128", "smx_tree_d128", "c2_defer_d64", "pv_late_d64", "param_maps_c2"}
     if unknown:
         raise SystemExit(f"make_manifest: unknown option(s) {sorted(unknown)}")
     qs = {64: int(q_stages), 96: 2, 128: int(kv.get("q_stages_d128", q_stages)), 256: 1}
@@ -144,10 +141,6 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
     lay = layout_from_header(hdr_path, "hopper_fwd_args")
     # HOPPER_PARAM_MAPS_C2: the _c2 kernels' second parameter (the host's tensor maps)
     param_maps_c2 = kv.get("param_maps_c2", "0") == "1"
-    # HOPPER_C2Q3_QS4_D64: the _c2q3 siblings with four Q buffers (their tile slots in the map area: host-made maps only)
-    c2q3_qs4 = kv.get("c2q3_qs4_d64", "0") == "1"
-    if c2q3_qs4 and not param_maps_c2:
-        raise SystemExit("make_manifest: c2q3_qs4_d64=1 needs param_maps_c2=1")
     hdr = read_header(hdr_path)
     maps_lay, maps_align = hdr["hopper_fwd_maps"], hdr.constants["HOPPER_FWD_MAPS_ALIGN"]
     fname = "hopper_fwd.cubin"
@@ -182,14 +175,14 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
         if m[3] == "_s4":       # HOPPER_S4_D64: the d64 kernel (TMA) with a deeper K / V ring
             uses_tma, kstages = True, int(kv.get("s4_stages_d64", "4"))
         if c2:
-            uses_tma, bn, q_bufs, kstages = True, 128, (4 if c2q3_qs4 else 3) if m[3] == "_c2q3" else 2, int(kv.get("c2_stages_d64", "3"))
+            uses_tma, bn, q_bufs, kstages = True, 128, 3 if m[3] == "_c2q3" else 2, int(kv.get("c2_stages_d64", "3"))
         if m[3] == "_fk":       # HOPPER_FK_D128: the d128 kernel (TMA, 128-key blocks) with the fused last turn, K ahead
             uses_tma, bn = True, 128
         if m[5]:                # HOPPER_KERNEL_VARLEN: the _varlen siblings always load with TMA (whatever TMA_D64 / TMA_D128)
             uses_tma = True
         # hopper_fwd.cu's EPI
         epi_mode = ({128: int(epi_smem_d128), 64: epi_smem_d64}.get(d, 0)
-                    if uses_tma and bn == 128 and (q_bufs == 2 or (c2 and q_bufs >= 3)) else 0)
+                    if uses_tma and bn == 128 and (q_bufs == 2 or (c2 and q_bufs == 3)) else 0)
         epi = epi_mode != 0
         epi_tma = epi and d == 128 and epi_mode == 1 and kv.get("epi_tma_d128", "0") == "1"   # hopper_fwd.cu's EPI_TMA
         epi_tma = epi_tma or (epi and d == 64 and epi_mode == 2 and (m[3] in (None, "_s4") or c2) and not m[4]
