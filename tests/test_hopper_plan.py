@@ -665,7 +665,8 @@ def test_build_is_reproducible(tmp_path):
                C2_DEFER_D64=str(int(bool(by_name.get("fwd_bf16_d64_c2", {}).get("deferred_store")))),
                PV_LATE_D64=str(d64.get("pv_late", 0)),
                PARAM_MAPS_C2=str(int(bool(by_name.get("fwd_bf16_d64_c2", {}).get("param_maps")))),
-               C2_CAUSAL_Q3_D64=str(int("fwd_bf16_d64_c2q3" in by_name)))
+               C2_CAUSAL_Q3_D64=str(int("fwd_bf16_d64_c2q3" in by_name)),
+               C2Q3_KAHEAD_D64=str(int(bool(by_name.get("fwd_bf16_d64_c2q3", {}).get("k_ahead")))))
     r = subprocess.run(["bash", str(ROOT / "scripts" / "build" / "hopper.sh")], env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     assert (tmp_path / "hopper_fwd.cubin").read_bytes() == (CO / "hopper_fwd.cubin").read_bytes()
@@ -934,8 +935,11 @@ def test_shipped_d128_fk_siblings_are_the_d128_kernel():
         assert {k: v for k, v in fk.items() if k not in ("name", "kernel", "fused_turn", "k_ahead")} == \
             {k: v for k, v in base.items() if k not in ("name", "kernel")}
         assert fk["kernel"] == base["kernel"] + "_fk" and fk["fused_turn"] and fk["k_ahead"]
-    assert sorted(o["name"] for o in hopper.manifest("sm_90a")["objects"] if o.get("fused_turn") or o.get("k_ahead")) == \
+    assert sorted(o["name"] for o in hopper.manifest("sm_90a")["objects"] if o.get("fused_turn")) == \
         ["fwd_bf16_d128_fk", "fwd_fp16_d128_fk"]
+    # k_ahead: the _fk siblings and, since call ad1 (HOPPER_C2Q3_KAHEAD_D64), the _c2q3 ones
+    assert sorted(o["name"] for o in hopper.manifest("sm_90a")["objects"] if o.get("k_ahead")) == \
+        ["fwd_bf16_d128_fk", "fwd_bf16_d64_c2q3", "fwd_fp16_d128_fk", "fwd_fp16_d64_c2q3"]
 
 
 @pytest.mark.parametrize("shape, causal", [((32, 16, 16, 512), False), ((32, 16, 16, 512), True),
@@ -989,13 +993,15 @@ def test_shipped_d64_c2_siblings():
 
 def test_shipped_d64_c2q3_siblings():
     """The ``_c2q3`` siblings (HOPPER_C2_CAUSAL_Q3_D64, call a2): the ``_c2`` kernel with three Q buffers, so one more
-    128 x 64 Q tile (16 KiB) of shared memory and q_stages 3; every other fact as ``_c2``'s."""
+    128 x 64 Q tile (16 KiB) of shared memory and q_stages 3, and (HOPPER_C2Q3_KAHEAD_D64, call ad1) K loaded ahead of V,
+    ``k_ahead``; every other fact as ``_c2``'s."""
     by = hopper.manifest("sm_90a")["by_name"]
     for dt in hopper.DTYPES:
         c2, q3 = by[hopper.variant_name(dt, 64) + "_c2"], by[hopper.variant_name(dt, 64) + "_c2q3"]
         assert q3["kernel"] == c2["kernel"] + "q3" and q3["q_stages"] == 3 and c2["q_stages"] == 2
         assert q3["shared"] == c2["shared"] + 128 * 64 * 2 <= 227 * 1024
-        assert {k: v for k, v in q3.items() if k not in ("name", "kernel", "shared", "q_stages")} == \
+        assert q3.get("k_ahead") is True and "k_ahead" not in c2
+        assert {k: v for k, v in q3.items() if k not in ("name", "kernel", "shared", "q_stages", "k_ahead")} == \
             {k: v for k, v in c2.items() if k not in ("name", "kernel", "shared", "q_stages")}
 
 

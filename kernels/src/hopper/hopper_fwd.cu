@@ -354,6 +354,14 @@
 #ifndef HOPPER_C2_CAUSAL_Q3_D64
 #define HOPPER_C2_CAUSAL_Q3_D64 1
 #endif
+// the _c2q3 siblings (issue11ad): 1: the producer loads K(n - 1) before V(n) (the _fk siblings' order, KAHEAD), so a K
+// stage (released at its QK^T) is not held behind the V stage before it (released at its PV), and the next tile's Q and
+// first K go out one V block earlier.  H100 call ad1 (same run, 5 paired rounds): causal 1.015x at 32x512 h32, 1.008x
+// at 32x512 h16, 1.023x at 32x256 h32, 0.999x at 16x1024 h32 (geomean 1.0111); out / LSE bit for bit.  0: as _c2
+// (K(n), V(n)).  1 since call ad1 (2026-11-27 session 5)
+#ifndef HOPPER_C2Q3_KAHEAD_D64
+#define HOPPER_C2Q3_KAHEAD_D64 1
+#endif
 // the d64 kernels with three consumer warpgroups (hopper_fwd_<dtype>_d64 and _d64_s4; not the _static / _softcap / _varlen
 // siblings) (issue11o): 1: wgmma descriptors as the tile's plus a constant (desc_add, as HOPPER_DESC_ADD_D128 /
 // HOPPER_C2_DESC_D64; the steady key block 518 -> 468 SASS instructions, bf16; H100 call o1, same run: 1.039-1.051x at
@@ -931,7 +939,8 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
         using QRows = std::integral_constant<int, BM>;
         using KVRows = std::integral_constant<int, BN>;
         // KAHEAD (the _fk siblings): the V block loaded after the next K block (-1: none pending), its stage / phase
-        constexpr bool KAHEAD = FK;
+        // (HOPPER_C2Q3_KAHEAD_D64: also the _c2q3 siblings, the _c2 kernel with QS 3)
+        constexpr bool KAHEAD = FK || (C2 && QS == 3 && HOPPER_C2Q3_KAHEAD_D64);
         static_assert(!FK || (TMA && D == 128 && BN == 128 && !VARLEN && !STATIC_SIBLING && !SOFTCAP), "_fk: the d128 kernel");
         [[maybe_unused]] int pv_n = -1, pv_hk = 0, pv_b = 0, pv_stage = 0;
         [[maybe_unused]] uint32_t pv_phase = 0;
