@@ -362,6 +362,23 @@
 #ifndef HOPPER_C2Q3_KAHEAD_D64
 #define HOPPER_C2Q3_KAHEAD_D64 1
 #endif
+// the _c2 kernels (issue11ae): 1: their producer too loads K(n - 1) before V(n) (KAHEAD, the order HOPPER_C2Q3_KAHEAD_D64
+// gives the _c2q3 siblings), for the non-causal problems the planner gives _c2; the consumers are unchanged (they need
+// the next tile's Q and first K before the last V, the K-ahead order).  Build variable C2_KAHEAD_D64, make_manifest
+// option c2_kahead_d64 (k_ahead on _c2).  0: K(n), V(n)
+#ifndef HOPPER_C2_KAHEAD_D64
+#define HOPPER_C2_KAHEAD_D64 0
+#endif
+// the _c2 and _c2q3 kernels (issue11ae; issue11ad's take-ahead, timed on _c2q3 alone in call ad1: 1.0088x over four
+// causal rows): 1: the producer takes the next tile (the tile counter's atomic) at the current tile's start, as a PTX
+// atom.inc whose result is first used at the next loop head (ptxas gives atomicAdd / atom.add a warp aggregation that
+// waits for the result at once), so the next tile's Q / first K loads do not wait for the atomic's round trip; no atomic
+// once a tile index past the last is seen, so each CTA makes as many atomics as before (exit count / reset unchanged).
+// Build variable C2_TAKE_AHEAD_D64, make_manifest option c2_take_ahead_d64 (take_ahead on _c2 / _c2q3).  0: the
+// atomic at the loop head
+#ifndef HOPPER_C2_TAKE_AHEAD_D64
+#define HOPPER_C2_TAKE_AHEAD_D64 0
+#endif
 // the d64 kernels with three consumer warpgroups (hopper_fwd_<dtype>_d64 and _d64_s4; not the _static / _softcap / _varlen
 // siblings) (issue11o): 1: wgmma descriptors as the tile's plus a constant (desc_add, as HOPPER_DESC_ADD_D128 /
 // HOPPER_C2_DESC_D64; the steady key block 518 -> 468 SASS instructions, bf16; H100 call o1, same run: 1.039-1.051x at
@@ -939,8 +956,8 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
         using QRows = std::integral_constant<int, BM>;
         using KVRows = std::integral_constant<int, BN>;
         // KAHEAD (the _fk siblings): the V block loaded after the next K block (-1: none pending), its stage / phase
-        // (HOPPER_C2Q3_KAHEAD_D64: also the _c2q3 siblings, the _c2 kernel with QS 3)
-        constexpr bool KAHEAD = FK || (C2 && QS == 3 && HOPPER_C2Q3_KAHEAD_D64);
+        // (HOPPER_C2Q3_KAHEAD_D64: also the _c2q3 siblings, the _c2 kernel with QS 3; HOPPER_C2_KAHEAD_D64: _c2, QS 2)
+        constexpr bool KAHEAD = FK || (C2 && QS == 3 && HOPPER_C2Q3_KAHEAD_D64) || (C2 && QS == 2 && HOPPER_C2_KAHEAD_D64);
         static_assert(!FK || (TMA && D == 128 && BN == 128 && !VARLEN && !STATIC_SIBLING && !SOFTCAP), "_fk: the d128 kernel");
         [[maybe_unused]] int pv_n = -1, pv_hk = 0, pv_b = 0, pv_stage = 0;
         [[maybe_unused]] uint32_t pv_phase = 0;
@@ -953,8 +970,19 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
             }
         };
         int* counter = reinterpret_cast<int*>(a.tmaps) - 1;           // dynamic schedule only
+        // TAHEAD (HOPPER_C2_TAKE_AHEAD_D64, the _c2 / _c2q3 kernels): the next tile, taken at the current one's start
+        constexpr bool TAHEAD = C2 && HOPPER_C2_TAKE_AHEAD_D64;
+        [[maybe_unused]] int t_ahead = 0;
         for (int r = 0;; ++r) {
-            int t = dyn ? (r == 0 ? (int)blockIdx.x : (int)gridDim.x + atomicAdd(counter, 1)) : tile_of(r);
+            int t = dyn ? (r == 0 ? (int)blockIdx.x : (int)gridDim.x + (TAHEAD ? t_ahead : atomicAdd(counter, 1))) : tile_of(r);
+            if constexpr (TAHEAD) {   // (no tile left: no more atomics, as the loop above would stop taking them)
+                // atom.inc (old < 2^31 - 1: old + 1, as the add): ptxas gives an add (atomicAdd or atom.add in PTX) its
+                // warp aggregation (vote / popc / a shuffle of the result), which waits for the result at once; here the
+                // result's first use is the next tile's loop head
+                if (t < num_tiles) {   // (the counter's value: gridDim.x added at the use)
+                    asm volatile("atom.global.inc.u32 %0, [%1], 2147483647;" : "=r"(t_ahead) : "l"(counter) : "memory");
+                }
+            }
             if constexpr (KAHEAD) {   // no tile left: the last V block now
                 if (t >= num_tiles) flush_v();
             }

@@ -41,7 +41,9 @@ buffers, ``c2_stages_d64`` (default 3) K / V stages, the dynamic schedule and th
 tail split (recorded as ``exp_turn``; ``c2_desc_add_d64`` 1: descriptors by add, recorded as ``desc_add``).  ``hopper_fwd_<dtype>_d64_c2q3``
 kernels (HOPPER_C2_CAUSAL_Q3_D64) are the ``_c2`` kernel with three Q buffers (``q_stages`` 3, one more 128-row Q tile of
 shared memory); every other fact and mark as ``_c2``'s; with ``c2q3_kahead_d64`` 1 (HOPPER_C2Q3_KAHEAD_D64) their producer
-loads K ahead of V as the ``_fk`` siblings' (recorded as ``k_ahead``).  ``dec1_causal_d128`` (0 / 1, default 0:
+loads K ahead of V as the ``_fk`` siblings' (recorded as ``k_ahead``); ``c2_kahead_d64`` 1 (HOPPER_C2_KAHEAD_D64) marks
+``k_ahead`` on the ``_c2`` kernels likewise, and ``c2_take_ahead_d64`` 1 (HOPPER_C2_TAKE_AHEAD_D64: the producer takes the
+next tile at the current one's start) ``take_ahead`` on the ``_c2`` and ``_c2q3`` kernels.  ``dec1_causal_d128`` (0 / 1, default 0:
 HOPPER_DEC1_CAUSAL_D128 with ``decode_once_d128``: the d128 kernel and its ``_fk`` sibling, 128-key blocks, skip next_tile's
 empty-tile decode on causal problems with seqlen_k >= seqlen_q; recorded as ``decode_once_causal``).  ``desc_add_d64``
 (0 / 1, default 0: HOPPER_DESC_ADD_D64, the d64 kernels of three consumer warpgroups on the dynamic schedule, ``_d64`` and
@@ -122,7 +124,8 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
                          "epi_smem_d128", "epi_smem_d64", "epi_v4_d128",
                          "epi_tma_d128", "rescale_in_turn_d128", "rescale_vote_d128", "desc_add_d128", "decode_once_d128", "wg_skip_d64",
                          "window", "epi_tma_d64", "decode_once_d64", "s4_stages_d64", "tail_split_d64", "tail_rounds_d64",
-                         "c2_stages_d64", "c2_desc_add_d64", "dec1_causal_d128", "desc_add_d64", "pdec_d128", "smx_tree_d128", "c2_defer_d64", "pv_late_d64", "param_maps_c2", "c2q3_kahead_d64"}
+                         "c2_stages_d64", "c2_desc_add_d64", "dec1_causal_d128", "desc_add_d64", "pdec_d128", "smx_tree_d128", "c2_defer_d64", "pv_late_d64", "param_maps_c2", "c2q3_kahead_d64",
+                         "c2_kahead_d64", "c2_take_ahead_d64"}
     if unknown:
         raise SystemExit(f"make_manifest: unknown option(s) {sorted(unknown)}")
     qs = {64: int(q_stages), 96: 2, 128: int(kv.get("q_stages_d128", q_stages)), 256: 1}
@@ -245,6 +248,10 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
             objects[-1]["fused_turn"] = objects[-1]["k_ahead"] = True
         if m[3] == "_c2q3" and on("c2q3_kahead_d64"):   # HOPPER_C2Q3_KAHEAD_D64: K(n - 1) loaded before V(n)
             objects[-1]["k_ahead"] = True
+        if m[3] == "_c2" and on("c2_kahead_d64"):   # HOPPER_C2_KAHEAD_D64: the same in _c2
+            objects[-1]["k_ahead"] = True
+        if c2 and on("c2_take_ahead_d64"):   # HOPPER_C2_TAKE_AHEAD_D64: the next tile taken at the current one's start
+            objects[-1]["take_ahead"] = True
         # the d128 kernel and its _fk sibling with 128-key blocks (not _bn176 / _softcap / _varlen / _static): the kernels
         # of fwd_body's DEC1C, PDEC128 and SMX_TREE
         d128_main = d == 128 and bn == 128 and m[3] in (None, "_fk") and not m[4] and not m[5]
