@@ -146,14 +146,21 @@ def test_gate_accepts_windows_and_softcap(dtype, d, causal, window, softcap):
     assert pl.kernel.endswith("_softcap") == (softcap > 0)
 
 
-def _manifest_without(monkeypatch, drop: str):
+def _patched_manifest(monkeypatch, edit):
+    """hopper.manifest patched to the shipped manifest with its objects replaced by ``edit(objects)`` (which may also
+    change them in place and return them), ``by_name`` rebuilt; returns the patched manifest."""
     m = json.loads((CO / "hopper_manifest.json").read_text())
-    if drop == "softcap":
-        m["objects"] = [o for o in m["objects"] if not o.get("softcap")]
-    else:
-        m["objects"] = [{k: v for k, v in o.items() if k != drop} for o in m["objects"]]
+    m["objects"] = edit(m["objects"])
     m["by_name"] = {o["name"]: o for o in m["objects"]}
     monkeypatch.setattr(hopper, "manifest", lambda arch: m)
+    return m
+
+
+def _manifest_without(monkeypatch, drop: str):
+    if drop == "softcap":
+        _patched_manifest(monkeypatch, lambda objs: [o for o in objs if not o.get("softcap")])
+    else:
+        _patched_manifest(monkeypatch, lambda objs: [{k: v for k, v in o.items() if k != drop} for o in objs])
 
 
 def test_a_cubin_without_windows_or_softcap_kernels_refuses_them(monkeypatch):
@@ -682,14 +689,13 @@ def test_replace_keeps_problems_hashable():
 def _manifest_with(monkeypatch, dynamic: bool):
     """The shipped manifest with ``dynamic_causal`` set on (``dynamic``) or removed from every TMA kernel
     with 128-key blocks."""
-    m = json.loads((CO / "hopper_manifest.json").read_text())
-    for o in m["objects"]:
-        o.pop("dynamic_causal", None)
-        if dynamic and "tma" in o and o["block_n"] == 128:
-            o["dynamic_causal"] = True
-    m["by_name"] = {o["name"]: o for o in m["objects"]}
-    monkeypatch.setattr(hopper, "manifest", lambda arch: m)
-    return m
+    def edit(objs):
+        for o in objs:
+            o.pop("dynamic_causal", None)
+            if dynamic and "tma" in o and o["block_n"] == 128:
+                o["dynamic_causal"] = True
+        return objs
+    return _patched_manifest(monkeypatch, edit)
 
 
 @pytest.mark.parametrize("d, sk, persistent", [(64, 512, True), (64, 16384, True), (128, 1024, False),
@@ -736,17 +742,16 @@ def test_shipped_d128_kernels_have_the_dynamic_causal_schedule():
 
 def _tma_manifest(monkeypatch, bn176=True):
     """The shipped manifest with every kernel marked TMA (and, with ``bn176``, the 176-key d128 kernels)."""
-    m = json.loads((CO / "hopper_manifest.json").read_text())
-    objs = [o for o in m["objects"] if not o["name"].endswith("_bn176")]
-    for o in objs:
-        o["tma"] = {"bytes_per_cta": 384, "align": 128}
-    if bn176:
-        for o in [o for o in objs if o["head_dim"] == 128]:
-            objs.append({k: v for k, v in dict(o, name=o["name"] + "_bn176", kernel=o["kernel"] + "_bn176", block_n=176,
-                                               q_stages=1).items() if k != "dynamic_causal"})
-    m["objects"] = objs
-    m["by_name"] = {o["name"]: o for o in objs}
-    monkeypatch.setattr(hopper, "manifest", lambda arch: m)
+    def edit(objects):
+        objs = [o for o in objects if not o["name"].endswith("_bn176")]
+        for o in objs:
+            o["tma"] = {"bytes_per_cta": 384, "align": 128}
+        if bn176:
+            for o in [o for o in objs if o["head_dim"] == 128]:
+                objs.append({k: v for k, v in dict(o, name=o["name"] + "_bn176", kernel=o["kernel"] + "_bn176",
+                                                   block_n=176, q_stages=1).items() if k != "dynamic_causal"})
+        return objs
+    m = _patched_manifest(monkeypatch, edit)
     return m
 
 
@@ -862,10 +867,7 @@ def test_static_sibling_runs_where_it_measured_faster(shape, causal, suffix):
 
 
 def test_without_static_siblings_the_plan_keeps_the_dynamic_kernel(monkeypatch):
-    m = json.loads((CO / "hopper_manifest.json").read_text())
-    m["objects"] = [o for o in m["objects"] if not o["name"].endswith("_static")]
-    m["by_name"] = {o["name"]: o for o in m["objects"]}
-    monkeypatch.setattr(hopper, "manifest", lambda arch: m)
+    _patched_manifest(monkeypatch, lambda objs: [o for o in objs if not o["name"].endswith("_static")])
     (pl,) = hopper.plan(problem(b=2, sq=4096, sk=4096, hq=64, hk=8, d=128, causal=True), "sm_90a", 132, 1)
     lo, hi = hopper.FK_SIBLING_D128[True]   # (the dynamic kernel, or its _fk sibling where the gate says)
     assert pl.kernel == "hopper_fwd_bf16_d128" + ("_fk" if lo <= 4096 <= hi else "")
@@ -1100,14 +1102,13 @@ _MAPS_OFFSET = 240
 def _param_maps_manifest(monkeypatch, param_maps: bool = True):
     """The shipped manifest with the ``_c2`` kernels marked ``param_maps`` as a PARAM_MAPS_C2=1 build marks them (the
     shipped build since call z1), or with the mark taken off (``param_maps=False``: a PARAM_MAPS_C2=0 build)."""
-    m = json.loads((CO / "hopper_manifest.json").read_text())
-    for o in m["objects"]:
-        o.pop("param_maps", None)
-        if param_maps and o["name"].endswith(("_d64_c2", "_d64_c2q3")):
-            o["param_maps"] = {"struct": "hopper_fwd_maps", "offset": _MAPS_OFFSET, "align": 64}
-    m["by_name"] = {o["name"]: o for o in m["objects"]}
-    monkeypatch.setattr(hopper, "manifest", lambda arch: m)
-    return m
+    def edit(objs):
+        for o in objs:
+            o.pop("param_maps", None)
+            if param_maps and o["name"].endswith(("_d64_c2", "_d64_c2q3")):
+                o["param_maps"] = {"struct": "hopper_fwd_maps", "offset": _MAPS_OFFSET, "align": 64}
+        return objs
+    return _patched_manifest(monkeypatch, edit)
 
 
 def test_shipped_c2_kernels_take_host_made_maps():

@@ -277,7 +277,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
             objects[-1]["epilogue_smem_per_warp"] = True
         if epi and not epi_tma and (d == 64 or kv.get("epi_v4_d128", "0") == "1"):   # (TMA stores: no st.global.v4)
             objects[-1]["epilogue_v4"] = True
-        if d == 64 and uses_tma and m[3] not in ("_static", "_c2", "_c2q3") and not m[4] and kv.get("wg_skip_d64", "0") == "1":   # hopper_fwd.cu's WG_SKIP
+        if d == 64 and uses_tma and m[3] != "_static" and not c2 and not m[4] and kv.get("wg_skip_d64", "0") == "1":   # hopper_fwd.cu's WG_SKIP
             objects[-1]["wg_skip"] = True
             if dyn and not m[5] and kv.get("tail_split_d64", "0") == "1":   # hopper_fwd.cu's TSPLIT (not _varlen)
                 objects[-1]["tail_split"] = True
