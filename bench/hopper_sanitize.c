@@ -3,7 +3,7 @@
  *
  *   gcc -O2 -I kernels/src/hopper -o /tmp/hopper_sanitize bench/hopper_sanitize.c -ldl -lm
  *   /tmp/hopper_sanitize kernels/co/sm_90a/hopper_fwd.cubin <shared d64> <shared d128> [<block_m d64> <threads d64> [<shared d128_bn176>]]
- *   /tmp/hopper_sanitize kernels/co/sm_90a/hopper_fwd.cubin KERNEL:SHARED:BLOCK_M:THREADS:D[:MAPS_OFFSET] ...
+ *   /tmp/hopper_sanitize kernels/co/sm_90a/hopper_fwd.cubin KERNEL:SHARED:BLOCK_M:THREADS:D[:MAPS_OFFSET[:BLOCK_N:O_ROWS]] ...
  *   compute-sanitizer --tool memcheck|racecheck|synccheck /tmp/hopper_sanitize ...
  *   /tmp/hopper_sanitize --convert < float32s   (the bf16 / fp16 conversions alone, for the CPU test)
  *
@@ -22,7 +22,8 @@
  * also for writes outside the packed rows (guard rows either side).  MAPS_OFFSET (issue11z, a kernel of a PARAM_MAPS_C2=1
  * build, manifest param_maps' offset): the kernel takes hopper_fwd_maps as a second parameter at that kernarg offset;
  * the harness makes its Q / K / V / O maps with the driver's cuTensorMapEncodeTiled (u16, 128-byte swizzle, boxes of
- * block_m / 128 / 128 / 16 rows: the _c2 kernels') and launches with one kernarg buffer.  Exit 0 when every case is within 1e-2 relative
+ * block_m / 128 / 128 / 16 rows: the _c2 kernels'; BLOCK_N and O_ROWS, issue11aa's PARAM_MAPS_ALL kernels: K / V boxes of
+ * BLOCK_N rows, O boxes of O_ROWS rows, 0: no O map, zeros) and launches with one kernarg buffer.  Exit 0 when every case is within 1e-2 relative
  * Frobenius error and every LSE within 2e-3.  The driver is opened with dlopen (no CUDA
  * toolkit needed to build).
  */
@@ -121,6 +122,7 @@ static int g_bm[MAX_KERNELS] = {128, 128, 128}, g_threads[MAX_KERNELS] = {384, 3
 
 static int g_kind;   /* 0: d64, 1: d128, 2: d128_bn176, or the i-th KERNEL:... argument (block_m / threads of that kernel) */
 static int g_maps_off[MAX_KERNELS];   /* > 0: the kernel takes hopper_fwd_maps at this kernarg offset (PARAM_MAPS_C2) */
+static int g_maps_bn[MAX_KERNELS], g_maps_orows[MAX_KERNELS];   /* its K / V and O box rows (O 0: no O map) */
 static int g_head_dim;                /* the current kernel's head dim (its maps' dim 0) */
 
 /* the driver's map of a (batch, seq, heads, d) tensor as hopper_fwd.cu's tmap_make makes it (strides in elements) */
@@ -174,11 +176,12 @@ static int launch(CUfunction fn, struct hopper_fwd_args* a, int tiles, int grid_
         encode_map(buf + off, a->q, d, a->seqlen_q, a->heads_q, a->batch, a->q_seq_stride, a->q_head_stride,
                    a->q_batch_stride, g_bm[g_kind]);
         encode_map(buf + off + 128, a->k, d, a->seqlen_k, hk, a->batch, a->k_seq_stride, a->k_head_stride,
-                   a->k_batch_stride, 128);
+                   a->k_batch_stride, g_maps_bn[g_kind]);
         encode_map(buf + off + 256, a->v, d, a->seqlen_k, hk, a->batch, a->v_seq_stride, a->v_head_stride,
-                   a->v_batch_stride, 128);
-        encode_map(buf + off + 384, a->out, d, a->seqlen_q, a->heads_q, a->batch, a->o_seq_stride, a->o_head_stride,
-                   a->o_batch_stride, 16);
+                   a->v_batch_stride, g_maps_bn[g_kind]);
+        if (g_maps_orows[g_kind] > 0)
+            encode_map(buf + off + 384, a->out, d, a->seqlen_q, a->heads_q, a->batch, a->o_seq_stride, a->o_head_stride,
+                       a->o_batch_stride, g_maps_orows[g_kind]);
         /* CU_LAUNCH_PARAM_BUFFER_POINTER, CU_LAUNCH_PARAM_BUFFER_SIZE, CU_LAUNCH_PARAM_END */
         void* extra[] = {(void*)1, buf, (void*)2, &size, (void*)0};
         CK(cuLaunchKernel(fn, *grid, 1, 1, threads, 1, 1, (unsigned)shared, 0, 0, extra));
@@ -421,9 +424,13 @@ int main(int argc, char** argv) {
         nk = argc - 2;
         for (int i = 0; i < nk; ++i) {
             char* c = strchr(argv[2 + i], ':');
+            g_maps_bn[i] = 128;   /* (the _c2 kernels' K / V and O boxes where the spec names none) */
+            g_maps_orows[i] = 16;
             if (!c || c - argv[2 + i] >= 127 ||
-                sscanf(c + 1, "%d:%d:%d:%d:%d", &shared[i], &g_bm[i], &g_threads[i], &dims[i], &g_maps_off[i]) < 4) {
-                fprintf(stderr, "bad kernel spec %s (KERNEL:SHARED:BLOCK_M:THREADS:D[:MAPS_OFFSET])\n", argv[2 + i]);
+                sscanf(c + 1, "%d:%d:%d:%d:%d:%d:%d", &shared[i], &g_bm[i], &g_threads[i], &dims[i], &g_maps_off[i],
+                       &g_maps_bn[i], &g_maps_orows[i]) < 4) {
+                fprintf(stderr, "bad kernel spec %s (KERNEL:SHARED:BLOCK_M:THREADS:D[:MAPS_OFFSET[:BLOCK_N:O_ROWS]])\n",
+                        argv[2 + i]);
                 return 2;
             }
             memcpy(names[i], argv[2 + i], (size_t)(c - argv[2 + i]));

@@ -64,7 +64,7 @@ for step in $STEPS; do
     [ -n "$san" ] || { note "sanitize  no compute-sanitizer"; bad=1; continue; }
     for dt in $DTYPES; do
       specs=$(python3 -c "import json, re, sys; m = json.load(open(sys.argv[3] + '/hopper_manifest.json'))['objects']
-print(' '.join(f\"{o['kernel']}:{o['shared']}:{o['block_m']}:{o['threads']}:{o['head_dim']}\" + (f\":{o['param_maps']['offset']}\" if o.get('param_maps') else '') for o in m
+print(' '.join(f\"{o['kernel']}:{o['shared']}:{o['block_m']}:{o['threads']}:{o['head_dim']}\" + (f\":{o['param_maps']['offset']}:{o['block_n']}:{(16 if o.get('epilogue_smem_per_warp') else 64) if o.get('epilogue_tma') else 0}\" if o.get('param_maps') else '') for o in m
                if o['dtype'] == sys.argv[1] and re.search(sys.argv[2], o['kernel'])))" "$dt" "${KERNELS:-.}" "$CO")
       n=$(echo $specs | wc -w)
       [ "$n" -gt 0 ] || { note "sanitize  $dt: no kernel matches KERNELS=${KERNELS:-.}"; bad=1; continue; }

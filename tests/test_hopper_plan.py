@@ -673,7 +673,8 @@ def test_build_is_reproducible(tmp_path):
                PV_LATE_D64=str(d64.get("pv_late", 0)),
                PARAM_MAPS_C2=str(int(bool(by_name.get("fwd_bf16_d64_c2", {}).get("param_maps")))),
                C2_CAUSAL_Q3_D64=str(int("fwd_bf16_d64_c2q3" in by_name)),
-               C2Q3_KAHEAD_D64=str(int(bool(by_name.get("fwd_bf16_d64_c2q3", {}).get("k_ahead")))))
+               C2Q3_KAHEAD_D64=str(int(bool(by_name.get("fwd_bf16_d64_c2q3", {}).get("k_ahead")))),
+               PARAM_MAPS_FK=str(int(bool(by_name.get("fwd_bf16_d128_fk", {}).get("param_maps")))))
     r = subprocess.run(["bash", str(ROOT / "scripts" / "build" / "hopper.sh")], env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     assert (tmp_path / "hopper_fwd.cubin").read_bytes() == (CO / "hopper_fwd.cubin").read_bytes()
@@ -1235,3 +1236,57 @@ def test_maps_struct_matches_the_kernel_side():
     assert h.constants["HOPPER_FWD_MAPS_ALIGN"] == 64 and mlay.size == 512
     assert [mlay[f"{t}0"].offset for t in "qkvo"] == [0, 128, 256, 384]
     assert all(f.size == 8 for f in mlay.fields) and len(mlay.fields) == 64
+
+
+# ----------------------------------------------------------------------------- host-made maps for _fk (issue11af)
+
+def _fk_param_maps_manifest(monkeypatch):
+    """The shipped manifest with the d128 ``_fk`` kernels marked ``param_maps`` as a PARAM_MAPS_FK=1 build marks them
+    (issue11af's pm_d128 build: offset 240, as the ``_c2`` kernels')."""
+    def edit(objs):
+        for o in objs:
+            if o["name"].endswith("_d128_fk"):
+                o["param_maps"] = {"struct": "hopper_fwd_maps", "offset": _MAPS_OFFSET, "align": 64}
+        return objs
+    return _patched_manifest(monkeypatch, edit)
+
+
+@pytest.mark.parametrize("b, s, hq, hk, causal, dtype", [(32, 512, 16, 16, False, "bf16"), (4, 1024, 32, 8, True, "fp16"),
+                                                         (1, 128, 132, 132, False, "bf16"), (1, 512, 1, 1, False, "bf16")])
+def test_fk_param_maps_kernargs_hold_the_maps(monkeypatch, b, s, hq, hk, causal, dtype):
+    """HOPPER_PARAM_MAPS_FK: an ``_fk`` kernel marked ``param_maps`` is planned with hopper_fwd_args as before, zeros to
+    the offset, then the maps its tmap_make calls would make: head dim 128, Q / K / V boxes of 128 rows, O boxes of 64
+    (EPI_TMA: a warpgroup's rows); the four maps' addresses bound like the _c2 kernels'."""
+    from pyhipattn.kernargs import encode_tile_map
+
+    p = problem(b=b, sq=s, sk=s, hq=hq, hk=hk, d=128, dtype=dtype, causal=causal, return_lse=True)
+    (base,) = hopper.plan(p, "sm_90a", 132, 1)
+    m = _fk_param_maps_manifest(monkeypatch)
+    (pl,) = hopper.plan(p, "sm_90a", 132, 1)
+    obj = m["by_name"][f"fwd_{dtype}_d128_fk"]
+    assert pl.kernel == base.kernel == obj["kernel"]
+    lay = hopper.layout()
+    assert len(pl.kernargs) == _MAPS_OFFSET + 512 and pl.kernargs[:lay.size] == base.kernargs
+
+    def want(dims, strides_elems, rows):
+        seq, heads, batch = dims
+        bs, ss, hs = strides_elems
+        st = (2 * ss if seq > 1 else 16, 2 * hs if heads > 1 else 16, 2 * bs if batch > 1 else 16)
+        return encode_tile_map(0, "u16", (128, seq, heads, batch), st, rows)
+
+    maps = [want((s, hq, b), p.q_strides, 128), want((s, hk, b), p.k_strides, 128), want((s, hk, b), p.v_strides, 128),
+            want((s, hq, b), p.o_strides, 64)]
+    assert obj["block_m"] == obj["block_n"] == 128
+    for i, w in enumerate(maps):
+        assert pl.kernargs[_MAPS_OFFSET + 128 * i:_MAPS_OFFSET + 128 * (i + 1)] == w, i
+    assert set(pl.pointer_slots) == set(base.pointer_slots) | {("q", 240), ("k", 368), ("v", 496), ("out", 624)}
+
+
+def test_fk_param_maps_refused_maps_fall_back_to_d128(monkeypatch):
+    """Where the encoder refuses an ``_fk`` kernel's host-made maps (zero keys: an empty dimension), the planner runs the
+    plain d128 kernel (which makes its own maps) instead."""
+    _fk_param_maps_manifest(monkeypatch)
+    p = problem(b=2, sq=256, sk=0, hq=8, hk=8, d=128)
+    assert hopper.kernel_name(p, hopper.manifest("sm_90a")["by_name"], 132) == "fwd_bf16_d128"
+    assert hopper.kernel_name(problem(b=2, sq=256, sk=256, hq=8, hk=8, d=128), hopper.manifest("sm_90a")["by_name"],
+                              132) == "fwd_bf16_d128_fk"

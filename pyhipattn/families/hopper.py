@@ -79,6 +79,9 @@ def maps_layout() -> StructLayout:
 
 #: Box rows of the O map of the d64 TMA epilogue (EPI_TMA64: each warp stores its 16 staged rows), the ``_c2`` kernels'
 _EPI_TMA64_BOX_ROWS = 16
+#: Box rows of the O map of the d128 TMA epilogue (EPI_TMA: a warpgroup's 64 staged rows), the ``_fk`` kernels' where
+#: they take host-made maps (HOPPER_PARAM_MAPS_FK, issue11af)
+_EPI_TMA_BOX_ROWS = 64
 
 
 def tile_maps(p: Problem, obj: dict) -> bytes:
@@ -90,9 +93,11 @@ def tile_maps(p: Problem, obj: dict) -> bytes:
     Raises ValueError (from :func:`pyhipattn.kernargs.encode_tile_map`, naming the map) for what the encoder refuses:
     strides of 64 GiB or more, strides not multiples of 16 bytes, empty dimensions; or for a kernel it does not apply to.
     """
-    if p.varlen or p.head_dim != 64 or not obj.get("epilogue_tma") or not obj.get("epilogue_smem_per_warp"):
+    c2 = p.head_dim == 64 and obj.get("head_dim") == 64 and obj.get("epilogue_smem_per_warp")
+    fk = p.head_dim == 128 and obj.get("head_dim") == 128 and obj.get("fused_turn")   # HOPPER_PARAM_MAPS_FK
+    if p.varlen or not obj.get("epilogue_tma") or not (c2 or fk):
         raise ValueError(f"obj: kernel {obj.get('name')!r} with param_maps; accepted: the d64 _c2 kernels (TMA epilogue "
-                         "per warp), not varlen")
+                         "per warp) and the d128 _fk ones (TMA epilogue), not varlen")
 
     def one(what: str, dims: tuple[int, int, int], strides: tuple[int, int, int], rows: int) -> bytes:
         seq, heads, batch = dims
@@ -106,7 +111,7 @@ def tile_maps(p: Problem, obj: dict) -> bytes:
         one("q", (p.seqlen_q, p.heads_q, p.batch), p.q_strides, obj["block_m"]),
         one("k", (p.seqlen_k, p.heads_k, p.batch), p.k_strides, obj["block_n"]),
         one("v", (p.seqlen_k, p.heads_k, p.batch), p.v_strides, obj["block_n"]),
-        one("out", (p.seqlen_q, p.heads_q, p.batch), p.o_strides, _EPI_TMA64_BOX_ROWS),
+        one("out", (p.seqlen_q, p.heads_q, p.batch), p.o_strides, _EPI_TMA64_BOX_ROWS if c2 else _EPI_TMA_BOX_ROWS),
     ))
     if len(blob) != maps_layout().size:
         raise ValueError(f"obj: {len(blob)} bytes of maps, hopper_fwd_maps is {maps_layout().size}")
@@ -391,7 +396,8 @@ def kernel_name(p: Problem, names, compute_units: int | None = None) -> str:
         return name + "_static"
     if _in_sibling_range(S4_SIBLING_D64, 64, p) and name + "_s4" in names:
         return name + "_s4"
-    if _in_sibling_range(FK_SIBLING_D128, 128, p) and name + "_fk" in names:
+    if (_in_sibling_range(FK_SIBLING_D128, 128, p) and name + "_fk" in names
+            and not param_maps_refusal(p, names[name + "_fk"])):   # (HOPPER_PARAM_MAPS_FK: maps the encoder refuses: d128)
         return name + "_fk"
     return name
 
