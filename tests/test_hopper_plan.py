@@ -306,9 +306,9 @@ def test_plan_launch_shape(causal, d):
     assert pl.kernel == f"hopper_fwd_bf16_d{d}" + suffix
     assert Path(pl.code_object).name == "hopper_fwd.cubin"
     lay = hopper.layout()
-    pm = obj.get("param_maps")      # the _c2 kernels (PARAM_MAPS_C2=1): hopper_fwd_maps after the args
+    pm = obj.get("param_maps")      # the _c2 / _fk kernels (PARAM_MAPS_C2=1, PARAM_MAPS_FK=1): hopper_fwd_maps after the args
     assert len(pl.kernargs) == (pm["offset"] + hopper.maps_layout().size if pm else lay.size)
-    assert bool(pm) == pl.kernel.endswith(("_c2", "_c2q3"))
+    assert bool(pm) == pl.kernel.endswith(("_c2", "_c2q3", "_d128_fk"))
     i32 = lambda n: int.from_bytes(pl.kernargs[lay[n].offset:lay[n].offset + 4], "little", signed=True)  # noqa: E731
     assert (i32("seqlen_q"), i32("seqlen_k"), i32("group"), i32("heads_q")) == (1000, 777, 4, 8)
     assert (i32("m_blocks"), i32("causal"), i32("batch")) == (m_blocks, int(causal), 3)
@@ -931,12 +931,14 @@ def test_s4_sibling_runs_where_the_gate_says(shape, causal):
 
 def test_shipped_d128_fk_siblings_are_the_d128_kernel():
     """The ``_fk`` siblings (HOPPER_FK_D128): the d128 kernel's tile, schedule, epilogue and resources, marked
-    ``fused_turn`` / ``k_ahead``; no other kernel carries the marks."""
+    ``fused_turn`` / ``k_ahead`` (and, since call af2, ``param_maps``: HOPPER_PARAM_MAPS_FK); no other kernel carries the
+    first two marks."""
     by = hopper.manifest("sm_90a")["by_name"]
     for dt in hopper.DTYPES:
         base, fk = by[hopper.variant_name(dt, 128)], by[hopper.variant_name(dt, 128) + "_fk"]
-        assert {k: v for k, v in fk.items() if k not in ("name", "kernel", "fused_turn", "k_ahead")} == \
+        assert {k: v for k, v in fk.items() if k not in ("name", "kernel", "fused_turn", "k_ahead", "param_maps")} == \
             {k: v for k, v in base.items() if k not in ("name", "kernel")}
+        assert "param_maps" not in base and fk["param_maps"]["offset"] == _MAPS_OFFSET
         assert fk["kernel"] == base["kernel"] + "_fk" and fk["fused_turn"] and fk["k_ahead"]
     assert sorted(o["name"] for o in hopper.manifest("sm_90a")["objects"] if o.get("fused_turn")) == \
         ["fwd_bf16_d128_fk", "fwd_fp16_d128_fk"]
@@ -1112,12 +1114,14 @@ def _param_maps_manifest(monkeypatch, param_maps: bool = True):
     return _patched_manifest(monkeypatch, edit)
 
 
-def test_shipped_c2_kernels_take_host_made_maps():
-    """The shipped manifest (PARAM_MAPS_C2=1) marks exactly the ``_c2`` and ``_c2q3`` kernels ``param_maps``, at the offset this file
-    expects (the rebuild test checks the cubin and manifest are the build's)."""
+def test_shipped_c2_and_fk_kernels_take_host_made_maps():
+    """The shipped manifest (PARAM_MAPS_C2=1, PARAM_MAPS_FK=1) marks exactly the ``_c2``, ``_c2q3`` and d128 ``_fk``
+    kernels ``param_maps``, at the offset this file expects (the rebuild test checks the cubin and manifest are the
+    build's)."""
     objs = hopper.manifest("sm_90a")["objects"]
     marked = {o["name"] for o in objs if o.get("param_maps")}
-    assert marked == {o["name"] for o in objs if o["name"].endswith(("_d64_c2", "_d64_c2q3"))} and len(marked) == 4
+    assert marked == {o["name"] for o in objs if o["name"].endswith(("_d64_c2", "_d64_c2q3", "_d128_fk"))}
+    assert len(marked) == 6
     for o in objs:
         if o.get("param_maps"):
             assert o["param_maps"] == {"struct": "hopper_fwd_maps", "offset": _MAPS_OFFSET, "align": 64}
@@ -1240,13 +1244,16 @@ def test_maps_struct_matches_the_kernel_side():
 
 # ----------------------------------------------------------------------------- host-made maps for _fk (issue11af)
 
-def _fk_param_maps_manifest(monkeypatch):
+def _fk_param_maps_manifest(monkeypatch, param_maps: bool = True):
     """The shipped manifest with the d128 ``_fk`` kernels marked ``param_maps`` as a PARAM_MAPS_FK=1 build marks them
-    (issue11af's pm_d128 build: offset 240, as the ``_c2`` kernels')."""
+    (the shipped build since call af2: offset 240, as the ``_c2`` kernels'), or with the mark taken off
+    (``param_maps=False``: a PARAM_MAPS_FK=0 build)."""
     def edit(objs):
         for o in objs:
             if o["name"].endswith("_d128_fk"):
-                o["param_maps"] = {"struct": "hopper_fwd_maps", "offset": _MAPS_OFFSET, "align": 64}
+                o.pop("param_maps", None)
+                if param_maps:
+                    o["param_maps"] = {"struct": "hopper_fwd_maps", "offset": _MAPS_OFFSET, "align": 64}
         return objs
     return _patched_manifest(monkeypatch, edit)
 
@@ -1260,7 +1267,9 @@ def test_fk_param_maps_kernargs_hold_the_maps(monkeypatch, b, s, hq, hk, causal,
     from pyhipattn.kernargs import encode_tile_map
 
     p = problem(b=b, sq=s, sk=s, hq=hq, hk=hk, d=128, dtype=dtype, causal=causal, return_lse=True)
-    (base,) = hopper.plan(p, "sm_90a", 132, 1)
+    with monkeypatch.context() as mp:
+        _fk_param_maps_manifest(mp, param_maps=False)
+        (base,) = hopper.plan(p, "sm_90a", 132, 1)    # a PARAM_MAPS_FK=0 manifest: maps made in the kernel
     m = _fk_param_maps_manifest(monkeypatch)
     (pl,) = hopper.plan(p, "sm_90a", 132, 1)
     obj = m["by_name"][f"fwd_{dtype}_d128_fk"]

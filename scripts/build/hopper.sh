@@ -17,6 +17,7 @@
 #   DECODE_ONCE_D128=0 OUT=/tmp/d scripts/build/hopper.sh   # the d128 consumers' three tile decodes a tile (before issue11h-d128)
 #   PARAM_MAPS_C2=0 OUT=/tmp/z scripts/build/hopper.sh   # the _c2 kernels make their tensor maps in the kernel (before call z1)
 #   C2_CAUSAL_Q3_D64=0 OUT=/tmp/q scripts/build/hopper.sh   # no _c2q3 kernels (causal _c2 problems on _c2, before call a2)
+#   PARAM_MAPS_FK=0 OUT=/tmp/k scripts/build/hopper.sh   # the d128 _fk kernels make their tensor maps in the kernel (before call af2)
 #   NVCC_EXTRA="-DHOPPER_PINGPONG=0" OUT=/tmp/y scripts/build/hopper.sh   # experiments (bench/hopper_dev.py)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -67,7 +68,7 @@ SMX_TREE_D128=${SMX_TREE_D128:-1}   # 1: the d128 / _fk softmax takes each row m
 C2_DEFER_D64=${C2_DEFER_D64:-1}     # 1: the _c2 kernels store a tile's O in the next key block's PV wait (0 before call q1, 2026-11-27 session 3)
 PV_LATE_D64=${PV_LATE_D64:-2}       # 2: the three-warpgroup d64 kernels keep the PV wait behind the row max (0 before call st, 2026-11-27 session 4; 1 spills)
 PARAM_MAPS_C2=${PARAM_MAPS_C2:-1}   # 1: the _c2 kernels take their Q / K / V / O tensor maps from the host, a second kernel parameter (hopper_args.h: hopper_fwd_maps; 0 before call z1, 2026-11-27 session 5)
-PARAM_MAPS_FK=${PARAM_MAPS_FK:-0}   # 1: the d128 _fk kernels take host-made tensor maps as the _c2 ones (issue11af; none before)
+PARAM_MAPS_FK=${PARAM_MAPS_FK:-1}   # 1: the d128 _fk kernels take host-made tensor maps as the _c2 ones (0 before call af2, 2026-11-27 session 6)
 C2_CAUSAL_Q3_D64=${C2_CAUSAL_Q3_D64:-1}   # 1: also the _c2q3 kernels (the _c2 kernel with three Q buffers; the planner runs them for causal _c2 problems; none before call a2, 2026-11-27 session 5)
 C2Q3_KAHEAD_D64=${C2Q3_KAHEAD_D64:-1}   # 1: the _c2q3 producer loads K(n - 1) before V(n), as the _fk siblings (0 before call ad1, 2026-11-27 session 5)
 UDIV_D64=${UDIV_D64:-1}         # 1: the d64 kernels (not _varlen) decode tile indices with unsigned divisions (0: signed, before 2026-11-27)

@@ -386,21 +386,14 @@
 #ifndef HOPPER_PV_LATE_D64
 #define HOPPER_PV_LATE_D64 2
 #endif
-// 1 (issue11af): the _fk siblings' last tile of a CTA takes an unfused last turn (its last PV alone, then the
-// epilogue), not the fused PV + next QK^T over the stale Q slot / K stage: with no next tile that QK^T (64x128x128 a
-// warpgroup) runs on the tensor cores ahead of the other warpgroup's PV and holds the CTA's exit.  The branch on "no
-// next tile" (a warp vote) comes before either turn's wgmmas and leaves the loop (an if / else of the two turns made
-// ptxas serialize the wgmmas: C7515); the _fk epilogue is a lambda called on both paths (the other kernels keep the
-// inline text, so their code is unchanged).  0: as before (the fused turn always).
-#ifndef HOPPER_FK_TAIL_D128
-#define HOPPER_FK_TAIL_D128 0
-#endif
 // 1 (issue11af): the _fk siblings take the host's Q / K / V / O tensor maps (HOPPER_PARAM_MAPS_C2's second parameter,
 // hopper_fwd_maps_param; manifest "param_maps", the O map's boxes 64 rows: EPI_TMA's warpgroup store), so their producer
 // makes, publishes and acquires no map before its first load (call af1's ncu: the d128 _fk consumers waited ~2x cuDNN's
-// time for the first Q / K at 1x128 132/132).  0: the maps made by each CTA's producer (tmap_make / publish / acquire)
+// time for the first Q / K at 1x128 132/132).  0: the maps made by each CTA's producer (tmap_make / publish / acquire).
+// 1 since call af2 (2026-11-27 session 6, H100, same run: 1.004-1.011x on six d128 rows of 512-4096 keys, 1.043-1.093x on
+// one-key-block problems; out / LSE bit for bit)
 #ifndef HOPPER_PARAM_MAPS_FK
-#define HOPPER_PARAM_MAPS_FK 0
+#define HOPPER_PARAM_MAPS_FK 1
 #endif
 // 1: also build the _varlen siblings, hopper_fwd_<dtype>_d<D>_varlen and _d<D>_softcap_varlen (D = 64, 96, 128, 256):
 // each head dim's main / _softcap kernel over packed sequences (hopper_fwd_args' cu_seqlens_q / cu_seqlens_k; manifest
@@ -1406,9 +1399,6 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
     // FUSE (the _fk siblings): the next tile (-1: none), picked before the current tile's last turn, and its Q slot /
     // first K stage waited for (the QK^T in that turn reads them either way: with none, stale but allocated smem)
     constexpr bool FUSE = FK;
-#if HOPPER_FK_TAIL_D128
-    constexpr bool FKT = FK;   // HOPPER_FK_TAIL_D128
-#endif
     [[maybe_unused]] auto fuse_next = [&]() {
         const int tn = next_tile();
         if (tn >= 0) {
@@ -1805,131 +1795,6 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
         if constexpr (!TMA) fence_proxy_async();
         [[maybe_unused]] int t_next = -1;
         if constexpr (FUSE) t_next = fuse_next();
-#if HOPPER_FK_TAIL_D128
-        // (HOPPER_FK_TAIL_D128) the _fk epilogue, a copy of the inline text below
-        [[maybe_unused]] auto epilogue = [&]() {
-        // ---------------- epilogue: O / l, LSE
-        l0 += __shfl_xor_sync(0xffffffffu, l0, 1);
-        l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
-        l1 += __shfl_xor_sync(0xffffffffu, l1, 1);
-        l1 += __shfl_xor_sync(0xffffffffu, l1, 2);
-        const float inv0 = l0 > 0.f ? 1.f / l0 : 0.f;
-        const float inv1 = l1 > 0.f ? 1.f / l1 : 0.f;
-        int cm, ch, cb;
-        if constexpr (DEC1) { cm = tm; ch = th; cb = tb; }
-        else if constexpr (PDEC) tile_info_read((qs + QS * (q_phase & 1) + 2 * QS - 1) % (2 * QS), cm, ch, cb);   // the slot before qs
-        else decode(t, cm, ch, cb);
-        if (a.lse && lane % 4 == 0) {
-            float* lse_ptr = lse_base(cb, ch);
-            if (row0 < sq) lse_ptr[row0] = l0 > 0.f ? (mx0 * sl2 + __log2f(l0)) * LN2 : NEG_INF;
-            if (row1 < sq) lse_ptr[row1] = l1 > 0.f ? (mx1 * sl2 + __log2f(l1)) * LN2 : NEG_INF;
-        }
-        uint16_t* out = reinterpret_cast<uint16_t*>(a.out) + cb * a.o_batch_stride + ch * a.o_head_stride +
-                        (int64_t)q_off * a.o_seq_stride;
-        if constexpr (EPI) {
-            // O into this warpgroup's 64 rows of the staging buffer ([DS / 64 atoms][64 rows][128 bytes], 16-byte
-            // chunk c of row r at c ^ (r & 7)) with stmatrix (lanes 8j..8j+7 address the rows of matrix j:
-            // rows +8 for odd j, the next 8 columns for j >= 2), then 16-byte coalesced stores, D / 8 threads a row.
-            // stmatrix writes only the warp's own 16 rows (warp * 16 ..): EPI_WARP reads back and stores just
-            // those (__syncwarp orders it), else the warpgroup stores its 64 rows (named barriers).  The first
-            // sync orders the reads of the last tile before these writes.
-            constexpr int CPR = D / 8;                                      // 16-byte chunks per row
-            static_assert(D == 64 || D == 128, "the O buffer's layout: whole 64-column atoms, 8 or 16 chunks a row");
-            if constexpr (EPI_TMA) {   // the last tile's TMA store has read the buffer
-                if (tid == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
-            }
-            if constexpr (EPI_TMA64) {   // this warp's last TMA store has read its rows (the __syncwarp below orders it)
-                if (lane == 0) asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
-            }
-            if constexpr (EPI_WARP) __syncwarp();
-            else named_sync(NWG + 1 + wg, 128);
-            const uint32_t so = sO + wg * (WG_ROWS * DS * 2);
-            const int mj = lane / 8;
-            const int sr = warp * 16 + (mj & 1) * 8 + lane % 8;          // the row this lane addresses
-#pragma unroll
-            for (int i = 0; i < D / 8; i += 2) {
-                const int cg = i + (mj >> 1);                              // its 8-column group
-                const uint32_t addr = so + (cg / 8) * (WG_ROWS * 128) + sr * 128 + (((cg % 8) ^ (sr & 7)) << 4);
-                const uint32_t r0 = E::pack(o[4 * i] * inv0, o[4 * i + 1] * inv0);
-                const uint32_t r1 = E::pack(o[4 * i + 2] * inv1, o[4 * i + 3] * inv1);
-                const uint32_t r2 = E::pack(o[4 * i + 4] * inv0, o[4 * i + 5] * inv0);
-                const uint32_t r3 = E::pack(o[4 * i + 6] * inv1, o[4 * i + 7] * inv1);
-                asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};"
-                             ::"r"(addr), "r"(r0), "r"(r1), "r"(r2), "r"(r3) : "memory");
-            }
-            const int g0 = cm * BM + wg * WG_ROWS;
-            auto store_row = [&](int r, int c) {                           // chunk c of buffer row r
-                uint4 v4;
-                asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
-                             : "=r"(v4.x), "=r"(v4.y), "=r"(v4.z), "=r"(v4.w)
-                             : "r"(so + (c / 8) * (WG_ROWS * 128) + r * 128 + (((c % 8) ^ (r & 7)) << 4)) : "memory");
-                if (g0 + r < sq) {
-                    uint16_t* dst = out + (int64_t)(g0 + r) * a.o_seq_stride + c * 8;
-                    if constexpr (D == 64 || HOPPER_EPI_V4_D128)
-                        asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};"
-                                     ::"l"(dst), "r"(v4.x), "r"(v4.y), "r"(v4.z), "r"(v4.w) : "memory");
-                    else
-                        *reinterpret_cast<uint4*>(dst) = v4;
-                }
-            };
-            if constexpr (EPI_TMA) {
-                // the stmatrix writes (generic proxy) before the TMA's reads (async proxy), then one thread
-                // stores the warpgroup's 64 rows (rows >= sq are not written)
-                asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-                named_sync(NWG + 1 + wg, 128);
-                if (tid == 0) {
-#pragma unroll
-#if HOPPER_PARAM_MAPS_FK
-                    for (int c = 0; c < DS / 64; ++c) tma_store(o_map(), so + c * (WG_ROWS * 128), 64 * c, g0, ch, cb);
-#else
-                    for (int c = 0; c < DS / 64; ++c) tma_store(map_slot() + 384, so + c * (WG_ROWS * 128), 64 * c, g0, ch, cb);
-#endif
-                    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-                }
-            } else if constexpr (EPI_TMA64) {
-                // the warp's stmatrix writes (generic proxy) before the TMA's reads (async proxy); lane 0 stores the
-                // warp's 16 rows (rows >= sq are not written)
-                asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-                __syncwarp();
-                if (lane == 0) {
-                    tma_store(o_map(), so + warp * (16 * 128), 0, g0 + warp * 16, ch, cb);
-                    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-                }
-            } else if constexpr (EPI_WARP) {
-                __syncwarp();
-                constexpr int RPI = 32 / CPR;                              // rows per warp instruction
-#pragma unroll
-                for (int it = 0; it < 16 / RPI; ++it) store_row(warp * 16 + it * RPI + lane / CPR, lane % CPR);
-            } else {
-                named_sync(NWG + 1 + wg, 128);
-                constexpr int RPP = 128 / CPR;                             // rows per pass of the warpgroup
-#pragma unroll
-                for (int it = 0; it < WG_ROWS / RPP; ++it) store_row(it * RPP + tid / CPR, tid % CPR);
-            }
-        } else {
-            // 4-byte stores straight from the accumulators
-            uint16_t* o0 = out + (int64_t)row0 * a.o_seq_stride + 2 * (lane % 4);
-            uint16_t* o1 = o0 + 8 * a.o_seq_stride;
-#pragma unroll
-            for (int i = 0; i < D / 8; ++i) {
-                if (row0 < sq) *reinterpret_cast<uint32_t*>(o0 + 8 * i) = E::pack(o[4 * i] * inv0, o[4 * i + 1] * inv0);
-                if (row1 < sq) *reinterpret_cast<uint32_t*>(o1 + 8 * i) = E::pack(o[4 * i + 2] * inv1, o[4 * i + 3] * inv1);
-            }
-        }
-        };
-        if constexpr (FKT) {   // the CTA's last tile: its last PV alone, then the epilogue, then out of the loop
-            if (__all_sync(0xffffffffu, t_next < 0)) {
-                sched_sync();
-                issue_pv(sV + vst * KV_BYTES);
-                sched_arrive();
-                wgmma_wait<0>();
-                reg_fence(o);
-                if (lane == 0) mbar_arrive(v_empty(vst));
-                epilogue();
-                break;
-            }
-        }
-#endif
         sched_sync();
         issue_pv(sV + vst * KV_BYTES);
         if constexpr (FUSE) issue_qk(sK + kst * KV_BYTES);   // the next tile's first QK^T, under this tile's epilogue
@@ -1948,11 +1813,6 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
             }
         }
 
-#if HOPPER_FK_TAIL_D128
-        if constexpr (FKT) {
-            epilogue();
-        } else {
-#endif
         // ---------------- epilogue: O / l, LSE
         l0 += __shfl_xor_sync(0xffffffffu, l0, 1);
         l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
@@ -2024,11 +1884,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
                 named_sync(NWG + 1 + wg, 128);
                 if (tid == 0) {
 #pragma unroll
-#if HOPPER_PARAM_MAPS_FK
                     for (int c = 0; c < DS / 64; ++c) tma_store(o_map(), so + c * (WG_ROWS * 128), 64 * c, g0, ch, cb);
-#else
-                    for (int c = 0; c < DS / 64; ++c) tma_store(map_slot() + 384, so + c * (WG_ROWS * 128), 64 * c, g0, ch, cb);
-#endif
                     asm volatile("cp.async.bulk.commit_group;" ::: "memory");
                 }
             } else if constexpr (EPI_TMA64) {
@@ -2061,9 +1917,6 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
                 if (row1 < sq) *reinterpret_cast<uint32_t*>(o1 + 8 * i) = E::pack(o[4 * i + 2] * inv1, o[4 * i + 3] * inv1);
             }
         }
-#if HOPPER_FK_TAIL_D128
-        }
-#endif
         if constexpr (FUSE) {   // the next tile's first QK^T is in flight (the loop head waits for it)
             t = t_next;
             if (t < 0) {
