@@ -327,6 +327,31 @@
 #ifndef HOPPER_C2_ILV_D64
 #define HOPPER_C2_ILV_D64 1
 #endif
+// the _c2 kernels' steady key block (c2_step; issue11ag): where V's wait (mbar_wait(v_full)) goes.  ptxas hoists its
+// try_wait among the exponentials and ends the basic block at the retry branch; O's rescale, P's packing and the row sums
+// sink below that branch, so the block's last exponentials issue as one run of 23 MUFU.EX2.  0: after O's rescale (as
+// before issue11ag); 1: before the row max (ahead of the turn); 2: in place, its address + (O's last rescaled register |
+// P's last word) & a run-time zero; 3: right after the turn's bar.sync; 4: after the row max, before the turn; 5 / 6: an
+// mbarrier.test_wait at 1's / 3's place, the retry loop (mbar_wait) in 0's place only when that test failed; 7 (with
+// HOPPER_C2_ARVPIN_D64 G): right behind the pinned arrive, before column group G's exponentials.  H100 call ag1: 1 / 3 / 4
+// (and 3 with HOPPER_C2_ARVPIN_D64 8 / 10) break the run (<= 4) and lose 2-7% (0.933-0.981x); 2 / 5 / 6 keep a run of
+// 18-22 (not timed); 7 untimed
+#ifndef HOPPER_C2_VWAIT_D64
+#define HOPPER_C2_VWAIT_D64 0
+#endif
+// the _c2 kernels' steady key block (issue11ag), with HOPPER_C2_VWAIT_D64 3 / 4 (V's wait ahead of the exponentials,
+// where ptxas leaves the turn's bar.arrive after all of them): G > 0: the turn's bar.arrive inside c2_exp's loop before
+// column group G (even, >= 4), followed by a %clock read whose value & a run-time zero joins the ILV zero of groups G,
+// G + 1 (so groups >= G exponentiate after the arrive, as ptxas placed it before issue11ag: 31 of 66 MUFU in the turn);
+// 0: the arrive after c2_exp
+#ifndef HOPPER_C2_ARVPIN_D64
+#define HOPPER_C2_ARVPIN_D64 0
+#endif
+// with HOPPER_C2_ARVPIN_D64 (issue11ag): 1: the pinned arrive's barrier id + (group ARVPIN - 2's P word & a run-time zero),
+// so it cannot go above that group's exponentials; 0: no such dependency
+#ifndef HOPPER_C2_ARVDEP_D64
+#define HOPPER_C2_ARVDEP_D64 0
+#endif
 // the _c2 kernels' epilogue (issue11q, fused path): 1: after the last PV's wait only O * (1 / l) packed to 16 registers;
 // its stmatrix, proxy fence and TMA store run in the next key block's PV wait (this warpgroup's next c2_step or last
 // block; after the loop for the CTA's last tile); 0: all of it at once, before the next tile's first score wait (before
@@ -419,6 +444,15 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
         "@P1 bra DONE;\nbra LAB_WAIT;\nDONE:\n}\n" ::"r"(bar),
         "r"(parity)
         : "memory");
+}
+
+// 1 when the barrier's phase with this parity has completed (mbarrier.test_wait: never suspends; HOPPER_C2_VWAIT_D64 5 / 6)
+[[maybe_unused]] __device__ __forceinline__ uint32_t mbar_test(uint32_t bar, uint32_t parity) {
+    uint32_t ok;
+    asm volatile(
+        "{\n.reg .pred P1;\nmbarrier.test_wait.parity.shared::cta.b64 P1, [%1], %2;\nselp.u32 %0, 1, 0, P1;\n}\n"
+        : "=r"(ok) : "r"(bar), "r"(parity) : "memory");
+    return ok;
 }
 
 __device__ __forceinline__ void mbar_arrive(uint32_t bar) {
@@ -1459,7 +1493,11 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
             mx1 = b1;
         };
         // the exponentials (in the turn), P, the row sums
-        auto c2_exp = [&](float& t0, float& t1) {
+        static_assert(!(HOPPER_C2_ARVPIN_D64 && HOPPER_C2_TURN_D64), "HOPPER_C2_ARVPIN_D64: the arrive after the exponentials' start");
+        // (arv: HOPPER_C2_ARVPIN_D64's group, 0: none)
+        auto c2_exp = [&](float& t0, float& t1, auto arv, auto vwait) {
+            constexpr int ARV = decltype(arv)::value;
+            static_assert(ARV == 0 || (HOPPER_C2_ILV_D64 && ARV >= 4 && ARV % 2 == 0 && ARV < BN / 8), "HOPPER_C2_ARVPIN_D64");
             t0 = 0.f;
             t1 = 0.f;
             float n0 = -ms0, n1 = -ms1;
@@ -1468,7 +1506,18 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
                 if constexpr (HOPPER_C2_ILV_D64) {
                     if (i >= 2 && i % 2 == 0) {   // (convert_p packs the same values again: one conversion after CSE)
                         p[2 * (i - 2)] = E::pack(s[4 * (i - 2)], s[4 * (i - 2) + 1]);
-                        const float z = __uint_as_float(p[2 * (i - 2)] & ((uint32_t)a.heads_q >> 31));   // +0
+                        uint32_t w = p[2 * (i - 2)];
+                        if constexpr (ARV != 0) {
+                            if (i == ARV) {   // the turn's arrive, then a %clock read that groups >= ARV wait for
+                                uint32_t clk;
+                                const uint32_t bid = 1 + (wg + 1) % NWG +   // (HOPPER_C2_ARVDEP_D64: after group ARV - 2's P)
+                                                     (HOPPER_C2_ARVDEP_D64 ? w & ((uint32_t)a.heads_q >> 31) : 0u);
+                                asm volatile("bar.arrive %1, 256;\n\tmov.u32 %0, %%clock;" : "=r"(clk) : "r"(bid) : "memory");
+                                if constexpr (HOPPER_C2_VWAIT_D64 == 7) vwait();   // V's wait right behind the arrive
+                                w |= clk;
+                            }
+                        }
+                        const float z = __uint_as_float(w & ((uint32_t)a.heads_q >> 31));   // +0
                         n0 += z;
                         n1 += z;
                     }
@@ -1559,15 +1608,36 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
             wgmma_wait<0>();
             reg_fence(s);
             if (lane == 0) mbar_arrive(k_empty(vst));
+            if constexpr (HOPPER_C2_VWAIT_D64 == 1) {
+                mbar_wait(v_full(vst), vph);
+            }
+            [[maybe_unused]] uint32_t v_ok = 0;
+            if constexpr (HOPPER_C2_VWAIT_D64 == 5) v_ok = mbar_test(v_full(vst), vph);
             float a0, a1, t0, t1;
             c2_max(n, needs_mask(n), a0, a1);
+            if constexpr (HOPPER_C2_VWAIT_D64 == 4) {
+                mbar_wait(v_full(vst), vph);
+            }
             sched_sync();
-            c2_exp(t0, t1);
-            if constexpr (!HOPPER_C2_TURN_D64) sched_arrive();
+            if constexpr (HOPPER_C2_VWAIT_D64 == 3) {
+                mbar_wait(v_full(vst), vph);
+            }
+            if constexpr (HOPPER_C2_VWAIT_D64 == 6) v_ok = mbar_test(v_full(vst), vph);
+            static_assert(HOPPER_C2_VWAIT_D64 != 7 || (HOPPER_PINGPONG && HOPPER_C2_ARVPIN_D64), "HOPPER_C2_VWAIT_D64 7");
+            c2_exp(t0, t1, std::integral_constant<int, HOPPER_PINGPONG ? HOPPER_C2_ARVPIN_D64 : 0>{},
+                   [&]() { mbar_wait(v_full(vst), vph); });
+            if constexpr (!HOPPER_C2_TURN_D64 && !(HOPPER_PINGPONG && HOPPER_C2_ARVPIN_D64)) sched_arrive();
             l0 = l0 * a0 + t0;
             l1 = l1 * a1 + t1;
             rescale_o(a0, a1);
-            mbar_wait(v_full(vst), vph);
+            if constexpr (HOPPER_C2_VWAIT_D64 == 0) {
+                mbar_wait(v_full(vst), vph);
+            } else if constexpr (HOPPER_C2_VWAIT_D64 == 2) {   // (+0 at run time: heads_q > 0)
+                const uint32_t dep = (__float_as_uint(o[DC / 2 - 1]) | p[BN / 4 - 1]) & ((uint32_t)a.heads_q >> 31);
+                mbar_wait(v_full(vst) + dep, vph);
+            } else if constexpr (HOPPER_C2_VWAIT_D64 == 5 || HOPPER_C2_VWAIT_D64 == 6) {   // retry only if the test failed
+                if (!v_ok) mbar_wait(v_full(vst), vph);
+            }
             issue_pv(sV + vst * KV_BYTES);
             if constexpr (NEXT) {
                 mbar_wait(k_full(kst), kph);
@@ -1620,7 +1690,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
                 float a0, a1, t0, t1;
                 c2_max(n, needs_mask(n), a0, a1);
                 sched_sync();
-                c2_exp(t0, t1);
+                c2_exp(t0, t1, std::integral_constant<int, 0>{}, []() {});
                 sched_arrive();
                 l0 = l0 * a0 + t0;
                 l1 = l1 * a1 + t1;
@@ -1684,7 +1754,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
                 float a0, a1, t0, t1;
                 c2_max(n, needs_mask(n), a0, a1);
                 sched_sync();
-                c2_exp(t0, t1);
+                c2_exp(t0, t1, std::integral_constant<int, 0>{}, []() {});
                 if constexpr (!HOPPER_C2_TURN_D64) sched_arrive();
                 l0 = l0 * a0 + t0;
                 l1 = l1 * a1 + t1;
