@@ -86,9 +86,10 @@ _EPI_TMA_BOX_ROWS = 64
 
 def tile_maps(p: Problem, obj: dict) -> bytes:
     """The Q / K / V / O tensor maps (``hopper_fwd_maps``, 512 bytes, addresses 0: the plan binds them) that kernel
-    ``obj`` of the manifest, marked ``param_maps`` (HOPPER_PARAM_MAPS_C2: the d64 ``_c2`` and ``_c2q3`` kernels), takes from the host:
-    the maps its ``tmap_make`` calls would make (dims (head_dim, seq, heads, batch), byte strides, 16 bytes for a
-    dimension of size 1, 16-bit elements, boxes of block_m (Q) / block_n (K, V) / 16 (O) rows of 64 columns).
+    ``obj`` of the manifest, marked ``param_maps`` (HOPPER_PARAM_MAPS_C2: the d64 ``_c2`` and ``_c2q3`` kernels;
+    HOPPER_PARAM_MAPS_FK: the d128 ``_fk`` ones), takes from the host: the maps its ``tmap_make`` calls would make (dims
+    (head_dim, seq, heads, batch), byte strides, 16 bytes for a dimension of size 1, 16-bit elements, boxes of block_m (Q)
+    / block_n (K, V) / 16 (O, ``_c2``: a warp's rows) or 64 (O, ``_fk``: a warpgroup's rows) rows of 64 columns).
 
     Raises ValueError (from :func:`pyhipattn.kernargs.encode_tile_map`, naming the map) for what the encoder refuses:
     strides of 64 GiB or more, strides not multiples of 16 bytes, empty dimensions; or for a kernel it does not apply to.

@@ -242,12 +242,10 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
                 objects[-1]["desc_add"] = True
             if on("c2_defer_d64"):   # HOPPER_C2_DEFER_D64: a tile's O stored in the next block's PV wait
                 objects[-1]["deferred_store"] = True
-            if param_maps and maps_offset is not None:   # HOPPER_PARAM_MAPS_C2: hopper_fwd_args, then the host's maps
-                objects[-1]["param_maps"] = {"struct": "hopper_fwd_maps", "offset": maps_offset, "align": maps_align}
         if m[3] == "_fk":
             objects[-1]["fused_turn"] = objects[-1]["k_ahead"] = True
-            if param_maps and maps_offset is not None:   # HOPPER_PARAM_MAPS_FK: hopper_fwd_args, then the host's maps
-                objects[-1]["param_maps"] = {"struct": "hopper_fwd_maps", "offset": maps_offset, "align": maps_align}
+        if param_maps and maps_offset is not None:   # HOPPER_PARAM_MAPS_C2 / _FK: hopper_fwd_args, then the host's maps
+            objects[-1]["param_maps"] = {"struct": "hopper_fwd_maps", "offset": maps_offset, "align": maps_align}
         if m[3] == "_c2q3" and on("c2q3_kahead_d64"):   # HOPPER_C2Q3_KAHEAD_D64: K(n - 1) loaded before V(n)
             objects[-1]["k_ahead"] = True
         # the d128 kernel and its _fk sibling with 128-key blocks (not _bn176 / _softcap / _varlen / _static): the kernels
