@@ -335,6 +335,17 @@
 #ifndef HOPPER_C2_DEFER_D64
 #define HOPPER_C2_DEFER_D64 1
 #endif
+// the _c2 kernels' mbarrier waits (issue11ah; ncu call ah1: each SYNCS.PHASECHK.TRANS64.TRYWAIT costs its round trip even
+// when the phase is long complete, and the tile boundary waited four times in a row: q_full in next_tile, q_full again,
+// k_full, v_full).  Bit 1: the steady c2_step waits K(n - 1) together with V(n) (one retry loop, both try_waits back to back:
+// mbar_wait2), so no wait stands between its PV and its QK^T; bit 2: the fused boundary waits q_full (next tile) and
+// v_full (last block) together before the tile slot is read, next_tile skips its own first q_full wait, and only k_full
+// follows (if there is a next tile); bit 4 (instead of 1): c2_step tests K(n - 1) (mbarrier.test_wait, never suspends) at
+// its start, right after the K(n) release, and after the PV waits for it only if that test failed; bit 8 (instead of 1 / 4):
+// the same test right after V(n)'s wait.  0: as before issue11ah
+#ifndef HOPPER_C2_KVWAIT_D64
+#define HOPPER_C2_KVWAIT_D64 0
+#endif
 // the _c2 kernels (issue11z): 1: their Q / K / V / O tensor maps come from the host as a second __grid_constant__ kernel
 // parameter (hopper_args.h's hopper_fwd_maps_param; manifest "param_maps"), their TMA loads / O stores take the
 // parameter's generic address: no tmap_make / publish / acquire in the prologue (the tile counters below a.tmaps stay);
@@ -427,6 +438,29 @@ __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity) {
         "mbarrier.try_wait.parity.shared::cta.b64 P1, [%0], %1;\n"
         "@P1 bra DONE;\nbra LAB_WAIT;\nDONE:\n}\n" ::"r"(bar),
         "r"(parity)
+        : "memory");
+}
+
+// 1 when the phase of this parity has completed (mbarrier.test_wait: never suspends; HOPPER_C2_KVWAIT_D64 bits 4 / 8)
+[[maybe_unused]] __device__ __forceinline__ uint32_t mbar_done(uint32_t bar, uint32_t parity) {
+    uint32_t r;
+    asm volatile(
+        "{\n.reg .pred P1;\nmbarrier.test_wait.parity.shared::cta.b64 P1, [%1], %2;\nselp.u32 %0, 1, 0, P1;\n}\n"
+        : "=r"(r)
+        : "r"(bar), "r"(parity)
+        : "memory");
+    return r;
+}
+
+// two mbarrier phases in one retry loop (HOPPER_C2_KVWAIT_D64): both try_waits go out before either is branched on
+[[maybe_unused]] __device__ __forceinline__ void mbar_wait2(uint32_t bar0, uint32_t parity0, uint32_t bar1, uint32_t parity1) {
+    asm volatile(
+        "{\n.reg .pred P1, P2;\nLAB_WAIT:\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 P1, [%0], %1;\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 P2, [%2], %3;\n"
+        "and.pred P1, P1, P2;\n"
+        "@P1 bra DONE;\nbra LAB_WAIT;\nDONE:\n}\n" ::"r"(bar0),
+        "r"(parity0), "r"(bar1), "r"(parity1)
         : "memory");
 }
 
@@ -1109,11 +1143,19 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
         h = __shfl_sync(0xffffffffu, eh, 0);
         b = __shfl_sync(0xffffffffu, eb, 0);
     };
+#if HOPPER_C2_KVWAIT_D64 & 2
+    bool nt_waited = false;   // next_tile: the caller has waited the first slot's q_full (the _c2 fused boundary)
+#endif
     auto next_tile = [&]() -> int {
         for (;;) {
             int t = 0;
             if (dyn) {   // the producer's pick, in the Q slot
+#if HOPPER_C2_KVWAIT_D64 & 2
+                if (!nt_waited) mbar_wait(q_full(qs), q_phase);
+                nt_waited = false;
+#else
                 mbar_wait(q_full(qs), q_phase);
+#endif
                 // lane 0 reads it and passes it on: the slot's reads then all come before that lane's
                 // q_empty arrival, after which the producer may rewrite it
                 if (lane == 0) asm volatile("ld.shared.u32 %0, [%1];" : "=r"(t) : "r"(tile_slot(qs)) : "memory");
@@ -1568,6 +1610,12 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
             wgmma_wait<0>();
             reg_fence(s);
             if (lane == 0) mbar_arrive(k_empty(vst));
+            static_assert((HOPPER_C2_KVWAIT_D64 & 13) != 5 && (HOPPER_C2_KVWAIT_D64 & 13) != 9 &&
+                          (HOPPER_C2_KVWAIT_D64 & 12) != 12, "HOPPER_C2_KVWAIT_D64: one of bits 1, 4, 8");
+            [[maybe_unused]] uint32_t k_ok = 0;
+            if constexpr ((HOPPER_C2_KVWAIT_D64 & 4) && NEXT) {
+                k_ok = mbar_done(k_full(kst), kph);
+            }
             float a0, a1, t0, t1;
             c2_max(n, needs_mask(n), a0, a1);
             sched_sync();
@@ -1576,10 +1624,21 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
             l0 = l0 * a0 + t0;
             l1 = l1 * a1 + t1;
             rescale_o(a0, a1);
-            mbar_wait(v_full(vst), vph);
+            if constexpr ((HOPPER_C2_KVWAIT_D64 & 1) && NEXT) {
+                mbar_wait2(v_full(vst), vph, k_full(kst), kph);
+            } else {
+                mbar_wait(v_full(vst), vph);
+            }
+            if constexpr ((HOPPER_C2_KVWAIT_D64 & 8) && NEXT) {
+                k_ok = mbar_done(k_full(kst), kph);
+            }
             issue_pv(sV + vst * KV_BYTES);
             if constexpr (NEXT) {
-                mbar_wait(k_full(kst), kph);
+                if constexpr (HOPPER_C2_KVWAIT_D64 & 12) {
+                    if (!k_ok) mbar_wait(k_full(kst), kph);
+                } else if constexpr (!(HOPPER_C2_KVWAIT_D64 & 1)) {
+                    mbar_wait(k_full(kst), kph);
+                }
                 issue_qk(sK + kst * KV_BYTES);
             }
             if constexpr (HOPPER_C2_TURN_D64) sched_arrive();
@@ -1634,12 +1693,21 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
                 l0 = l0 * a0 + t0;
                 l1 = l1 * a1 + t1;
                 rescale_o(a0, a1);
+#if HOPPER_C2_KVWAIT_D64 & 2
+                mbar_wait2(q_full(qs), q_phase, v_full(vst), vph);   // (the producer arrives on q_full with no next tile too)
+                nt_waited = true;
+                const int t_next = next_tile();
+                if (t_next >= 0) {
+                    mbar_wait(k_full(kst), kph);
+                }
+#else
                 const int t_next = next_tile();   // (its Q slot is qs now; empty tiles zero-filled on the way)
                 if (t_next >= 0) {
                     mbar_wait(q_full(qs), q_phase);
                     mbar_wait(k_full(kst), kph);
                 }
                 mbar_wait(v_full(vst), vph);
+#endif
                 issue_pv(sV + vst * KV_BYTES);
                 issue_qk(sK + kst * KV_BYTES);
                 if constexpr (HOPPER_C2_DEFER_D64) {
