@@ -674,7 +674,8 @@ def test_build_is_reproducible(tmp_path):
                PARAM_MAPS_C2=str(int(bool(by_name.get("fwd_bf16_d64_c2", {}).get("param_maps")))),
                C2_CAUSAL_Q3_D64=str(int("fwd_bf16_d64_c2q3" in by_name)),
                C2Q3_KAHEAD_D64=str(int(bool(by_name.get("fwd_bf16_d64_c2q3", {}).get("k_ahead")))),
-               PARAM_MAPS_FK=str(int(bool(by_name.get("fwd_bf16_d128_fk", {}).get("param_maps")))))
+               PARAM_MAPS_FK=str(int(bool(by_name.get("fwd_bf16_d128_fk", {}).get("param_maps")))),
+               C2_KVWAIT_D64=str(by_name.get("fwd_bf16_d64_c2", {}).get("kv_wait", 0)))
     r = subprocess.run(["bash", str(ROOT / "scripts" / "build" / "hopper.sh")], env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     assert (tmp_path / "hopper_fwd.cubin").read_bytes() == (CO / "hopper_fwd.cubin").read_bytes()

@@ -342,9 +342,10 @@
 // v_full (last block) together before the tile slot is read, next_tile skips its own first q_full wait, and only k_full
 // follows (if there is a next tile); bit 4 (instead of 1): c2_step tests K(n - 1) (mbarrier.test_wait, never suspends) at
 // its start, right after the K(n) release, and after the PV waits for it only if that test failed; bit 8 (instead of 1 / 4):
-// the same test right after V(n)'s wait.  0: as before issue11ah
+// the same test right after V(n)'s wait.  0: as before issue11ah.  6 (bits 2 + 4) since call v5 (2026-11-27 session 6,
+// H100; call ah2 1.0096x over seven _c2 rows, 1.009-1.014x on the non-causal ones; out / LSE bit for bit)
 #ifndef HOPPER_C2_KVWAIT_D64
-#define HOPPER_C2_KVWAIT_D64 0
+#define HOPPER_C2_KVWAIT_D64 6
 #endif
 // the _c2 kernels (issue11z): 1: their Q / K / V / O tensor maps come from the host as a second __grid_constant__ kernel
 // parameter (hopper_args.h's hopper_fwd_maps_param; manifest "param_maps"), their TMA loads / O stores take the
