@@ -675,7 +675,9 @@ def test_build_is_reproducible(tmp_path):
                C2_CAUSAL_Q3_D64=str(int("fwd_bf16_d64_c2q3" in by_name)),
                C2Q3_KAHEAD_D64=str(int(bool(by_name.get("fwd_bf16_d64_c2q3", {}).get("k_ahead")))),
                PARAM_MAPS_FK=str(int(bool(by_name.get("fwd_bf16_d128_fk", {}).get("param_maps")))),
-               C2_KVWAIT_D64=str(by_name.get("fwd_bf16_d64_c2", {}).get("kv_wait", 0)))
+               C2_KVWAIT_D64=str(by_name.get("fwd_bf16_d64_c2", {}).get("kv_wait", 0)),
+               PARAM_MAPS_ALL=str(sum(bit for d, bit in ((128, 1), (64, 2), (96, 4), (256, 8))
+                                      if by_name.get(f"fwd_bf16_d{d}", {}).get("param_maps"))))
     r = subprocess.run(["bash", str(ROOT / "scripts" / "build" / "hopper.sh")], env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     assert (tmp_path / "hopper_fwd.cubin").read_bytes() == (CO / "hopper_fwd.cubin").read_bytes()
@@ -1300,3 +1302,143 @@ def test_fk_param_maps_refused_maps_fall_back_to_d128(monkeypatch):
     assert hopper.kernel_name(p, hopper.manifest("sm_90a")["by_name"], 132) == "fwd_bf16_d128"
     assert hopper.kernel_name(problem(b=2, sq=256, sk=256, hq=8, hk=8, d=128), hopper.manifest("sm_90a")["by_name"],
                               132) == "fwd_bf16_d128_fk"
+
+
+# ----------------------------------------------------------------------------- host-made maps on the other kernels (issue11aa, ported in issue11ai)
+
+#: What a PARAM_MAPS_ALL=15 build marks ``param_maps`` besides the ``_c2`` kernels (hopper_fwd.cu's kernel list: every
+#: non-varlen TMA kernel but the d64 ``_softcap`` siblings), and each one's box rows written out here, independently of
+#: the manifest: (Q = block_m, K / V = block_n, O: 64 the d128 TMA epilogue's warpgroup rows, 16 the d64 one's per-warp
+#: rows, 0 no TMA O store: a zero O map and no out slot)
+_ALL_BOXES = {
+    "d128": (128, 128, 64), "d128_fk": (128, 128, 64), "d128_static": (128, 128, 64), "d128_softcap": (128, 128, 64),
+    "d128_bn176": (128, 176, 0),
+    "d64": (192, 128, 16), "d64_s4": (192, 128, 16), "d64_static": (192, 128, 0),
+    "d96": (128, 128, 0), "d96_dyn": (128, 128, 0), "d96_softcap": (128, 128, 0),
+    "d256": (128, 64, 0), "d256_softcap": (128, 64, 0),
+}
+
+
+def _param_maps_all_manifest(monkeypatch):
+    """The shipped manifest with the kernels of :data:`_ALL_BOXES` marked ``param_maps`` too, at the offset a
+    PARAM_MAPS_ALL=15 build's metadata puts hopper_fwd_maps (240, as the ``_c2`` kernels')."""
+    m = json.loads((CO / "hopper_manifest.json").read_text())
+    for o in m["objects"]:
+        if o["name"].split("_", 2)[2] in _ALL_BOXES:
+            o["param_maps"] = {"struct": "hopper_fwd_maps", "offset": _MAPS_OFFSET, "align": 64}
+    m["by_name"] = {o["name"]: o for o in m["objects"]}
+    monkeypatch.setattr(hopper, "manifest", lambda arch: m)
+    return m
+
+
+def _raw_map(d, dims, strides_elems, rows):
+    """The 128 bytes of a tmap_make map with address 0, written out field by field from notes/hopper.md's layout (not
+    through encode_tile_map): flags (rank 3 << 4, u16 1 << 7, 128-byte swizzle 3 << 13), strides >> 4, dims - 1, box
+    64 columns x ``rows`` (bytes 55 / 56), box bytes, the swizzle atom 1024 at byte 72."""
+    import struct as st
+
+    seq, heads, batch = dims
+    b, s_, h = strides_elems
+    strides = (2 * s_ if seq > 1 else 16, 2 * h if heads > 1 else 16, 2 * b if batch > 1 else 16)
+    m = bytearray(128)
+    st.pack_into("<I", m, 8, (3 << 4) | (1 << 7) | (3 << 13))
+    st.pack_into("<3I", m, 12, *(x >> 4 for x in strides))
+    st.pack_into("<4I", m, 32, d - 1, seq - 1, heads - 1, batch - 1)
+    m[55], m[56] = 63, rows - 1
+    st.pack_into("<I", m, 64, 64 * rows * 2)
+    st.pack_into("<I", m, 72, 1024)
+    return bytes(m)
+
+
+# (kernel suffix, problem): a problem the planner runs on that kernel (132 SMs); not _fk: the shipped build already
+# gives it host-made maps (HOPPER_PARAM_MAPS_FK, test_fk_param_maps_* above)
+_ALL_CASES = [
+    ("d128", dict(b=2, sq=6000, sk=6000, hq=16, hk=8, d=128)),
+    ("d128", dict(b=1, sq=8192, sk=8192, hq=32, hk=8, d=128, causal=True)),
+    ("d128_static", dict(b=2, sq=4096, sk=4096, hq=16, hk=2, d=128, causal=True)),
+    ("d128_bn176", dict(b=1, sq=16384, sk=16384, hq=16, hk=16, d=128)),
+    ("d128_softcap", dict(b=2, sq=1000, sk=1000, hq=8, hk=8, d=128, softcap=30.0)),
+    ("d64", dict(b=8, sq=2048, sk=2048, hq=32, hk=32, d=64)),
+    ("d64_s4", dict(b=4, sq=4096, sk=4096, hq=32, hk=32, d=64, causal=True)),
+    ("d64_static", dict(b=1, sq=16384, sk=16384, hq=32, hk=8, d=64, causal=True)),
+    ("d96", dict(b=4, sq=2048, sk=2048, hq=32, hk=32, d=96)),
+    ("d96_dyn", dict(b=4, sq=2048, sk=2048, hq=32, hk=8, d=96, causal=True)),
+    ("d96_softcap", dict(b=2, sq=700, sk=900, hq=8, hk=4, d=96, softcap=20.0)),
+    ("d256", dict(b=1, sq=4096, sk=4096, hq=16, hk=8, d=256, causal=True)),
+    ("d256_softcap", dict(b=3, sq=300, sk=500, hq=4, hk=1, d=256, softcap=50.0)),
+]
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "fp16"])
+@pytest.mark.parametrize("suffix, kw", _ALL_CASES)
+def test_param_maps_all_kernargs_hold_the_maps(monkeypatch, suffix, kw, dtype):
+    """A PARAM_MAPS_ALL kernel's plan: hopper_fwd_args as the in-kernel-maps plan's, zeros to 240, then the Q / K / V
+    maps over (D, seq, heads, batch) with that kernel's box rows (d96 / d256: dim 0 96 / 256, 64-column boxes) and the O
+    map of its TMA epilogue or zeros; pointer slots q / k / v (and out with a TMA O store) at each map's bytes 0-7."""
+    import struct as st
+
+    p = problem(dtype=dtype, **kw)
+    name = f"fwd_{dtype}_{suffix}"
+    (base,) = hopper.plan(p, "sm_90a", 132, 1)            # the shipped manifest: maps made in the kernel
+    m = _param_maps_all_manifest(monkeypatch)
+    (pl,) = hopper.plan(p, "sm_90a", 132, 1)
+    obj = m["by_name"][name]
+    assert pl.kernel == base.kernel == obj["kernel"]
+    qr, kr, orows = _ALL_BOXES[suffix]
+    assert (obj["block_m"], obj["block_n"], hopper.o_map_rows(obj)) == (qr, kr, orows)
+    d, lay = kw["d"], hopper.layout()
+    assert len(pl.kernargs) == _MAPS_OFFSET + 512 and pl.kernargs[:lay.size] == base.kernargs
+    assert pl.kernargs[lay.size:_MAPS_OFFSET] == bytes(_MAPS_OFFSET - lay.size)
+    b, sq, sk, hq, hk = p.batch, p.seqlen_q, p.seqlen_k, p.heads_q, p.heads_k
+    want = [_raw_map(d, (sq, hq, b), p.q_strides, qr), _raw_map(d, (sk, hk, b), p.k_strides, kr),
+            _raw_map(d, (sk, hk, b), p.v_strides, kr),
+            _raw_map(d, (sq, hq, b), p.o_strides, orows) if orows else bytes(128)]
+    for i, w in enumerate(want):
+        assert pl.kernargs[_MAPS_OFFSET + 128 * i:_MAPS_OFFSET + 128 * (i + 1)] == w, (suffix, "qkvo"[i])
+    maps = {("q", 240), ("k", 368), ("v", 496)} | ({("out", 624)} if orows else set())
+    assert set(pl.pointer_slots) == set(base.pointer_slots) | maps
+    ptrs = {"q": 0x7F0000000100, "k": 0x7F0000200000, "v": 0x7F0000400040, "out": 0x7F0000600080,
+            "lse": 0x7F0000800000, "workspace": 0x7F0000900000}
+    bound = pl.bind(ptrs)
+    assert bound.kernargs[:lay.size] == base.bind(ptrs).kernargs
+    for i, n in enumerate("qkv" + ("o" if orows else "")):
+        at = _MAPS_OFFSET + 128 * i
+        assert st.unpack_from("<Q", bound.kernargs, at)[0] == ptrs["out" if n == "o" else n]
+        assert bound.kernargs[at + 8:at + 128] == want[i][8:]
+    if not orows:
+        assert bound.kernargs[_MAPS_OFFSET + 384:] == bytes(128)
+
+
+def test_param_maps_all_marks_only_what_the_kernels_take(monkeypatch):
+    """Varlen plans and the d64 ``_softcap`` sibling (not marked) keep the in-kernel maps' 216 bytes; empty problems
+    plan no launch; zero keys give K / V maps of one row, head and batch (never read)."""
+    m = _param_maps_all_manifest(monkeypatch)
+    marked = {o["name"] for o in m["objects"] if o.get("param_maps")}
+    assert not any(n.endswith("_varlen") or n.endswith("_d64_softcap") for n in marked)
+    p = problem(b=2, sq=1000, sk=1000, hq=8, hk=8, d=64, softcap=30.0)
+    (pl,) = hopper.plan(p, "sm_90a", 132, 1)
+    assert pl.kernel.endswith("_d64_softcap") and len(pl.kernargs) == hopper.layout().size
+    assert hopper.plan(problem(sq=0), "sm_90a", 132, 1) == []
+    assert hopper.plan(problem(b=0), "sm_90a", 132, 1) == []
+    p0 = problem(b=2, sq=512, sk=0, hq=8, hk=2, d=128)
+    (pl,) = hopper.plan(p0, "sm_90a", 132, 1)
+    assert m["by_name"][pl.kernel.removeprefix("hopper_")].get("param_maps") and len(pl.kernargs) == _MAPS_OFFSET + 512
+    for i in (1, 2):   # K, V: dims (128, 1, 1, 1), strides 16 (sizes 1; the tensors' strides here are 0)
+        assert pl.kernargs[_MAPS_OFFSET + 128 * i:_MAPS_OFFSET + 128 * (i + 1)] == _raw_map(128, (1, 1, 1), (0, 0, 0), 128)
+
+
+def test_param_maps_all_refused_strides_refuse_the_problem(monkeypatch):
+    """Strides the CPU encoder refuses (64 GiB and more) on a PARAM_MAPS_ALL kernel: no sibling makes its own maps, so
+    the gate refuses the problem (dispatch runs the portable family) and names the map; a ``_c2`` problem falls to the
+    d64 kernel, which refuses too."""
+    m = _param_maps_all_manifest(monkeypatch)
+    big = 1 << 35                                      # elements: 64 GiB of bf16 between batches
+    for d, sq in ((128, 4096), (64, 512), (96, 2048), (256, 1024)):
+        p = problem(b=2, sq=sq, sk=sq, hq=16, hk=16, d=d, k_strides=(big, 16 * d, d))
+        assert hopper.tma_refusal(p) is None           # below TMA's 2^39 elements
+        why = hopper.gate(p, "sm_90a", 132, force=True)
+        assert why and "host-made tensor maps" in why and "k tensor map" in why, why
+        with pytest.raises(ValueError, match="cannot run"):
+            hopper.plan(p, "sm_90a", 132, 1)
+    assert hopper.kernel_name(problem(b=2, sq=512, sk=512, hq=16, hk=16, d=64, k_strides=(big, 1024, 64)),
+                              m["by_name"], 132) == "fwd_bf16_d64"

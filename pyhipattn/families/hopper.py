@@ -84,21 +84,33 @@ _EPI_TMA64_BOX_ROWS = 16
 _EPI_TMA_BOX_ROWS = 64
 
 
+def o_map_rows(obj: dict) -> int:
+    """Box rows of the O map of kernel ``obj`` (manifest ``epilogue_tma``: it stores O with TMA): 16 where each warp
+    stores its rows (``epilogue_smem_per_warp``: the d64 kernels), else 64 (a warpgroup's: the d128 ones); 0 for a
+    kernel that stores O otherwise (HOPPER_PARAM_MAPS_ALL: its ``hopper_fwd_maps`` O map is unused, zeros)."""
+    if not obj.get("epilogue_tma"):
+        return 0
+    return _EPI_TMA64_BOX_ROWS if obj.get("epilogue_smem_per_warp") else _EPI_TMA_BOX_ROWS
+
+
 def tile_maps(p: Problem, obj: dict) -> bytes:
     """The Q / K / V / O tensor maps (``hopper_fwd_maps``, 512 bytes, addresses 0: the plan binds them) that kernel
     ``obj`` of the manifest, marked ``param_maps`` (HOPPER_PARAM_MAPS_C2: the d64 ``_c2`` and ``_c2q3`` kernels;
     HOPPER_PARAM_MAPS_FK: the d128 ``_fk`` ones), takes from the host: the maps its ``tmap_make`` calls would make (dims
     (head_dim, seq, heads, batch), byte strides, 16 bytes for a dimension of size 1, 16-bit elements, boxes of block_m (Q)
     / block_n (K, V) / 16 (O, ``_c2``: a warp's rows) or 64 (O, ``_fk``: a warpgroup's rows) rows of 64 columns).
+    HOPPER_PARAM_MAPS_ALL (issue11ai): also the other non-varlen TMA kernels of the problem's head dim (d96 / d256: two /
+    four 64-column boxes a row, as their ``tmap_make`` maps); a kernel without a TMA O store (:func:`o_map_rows` 0) gets
+    128 zero bytes as its O map.  Zero keys (seqlen_k 0: the kernel loads no key block, its K / V maps are never read) on
+    those: K / V maps of one row, head and batch (the encoder takes no empty dimension, and such tensors' strides may be
+    0); the ``_c2`` / ``_fk`` kernels refuse them as before (:func:`kernel_name` runs their sibling).
 
     Raises ValueError (from :func:`pyhipattn.kernargs.encode_tile_map`, naming the map) for what the encoder refuses:
     strides of 64 GiB or more, strides not multiples of 16 bytes, empty dimensions; or for a kernel it does not apply to.
     """
-    c2 = p.head_dim == 64 and obj.get("head_dim") == 64 and obj.get("epilogue_smem_per_warp")
-    fk = p.head_dim == 128 and obj.get("head_dim") == 128 and obj.get("fused_turn")   # HOPPER_PARAM_MAPS_FK
-    if p.varlen or not obj.get("epilogue_tma") or not (c2 or fk):
-        raise ValueError(f"obj: kernel {obj.get('name')!r} with param_maps; accepted: the d64 _c2 kernels (TMA epilogue "
-                         "per warp) and the d128 _fk ones (TMA epilogue), not varlen")
+    if p.varlen or obj.get("varlen") or not obj.get("tma") or p.head_dim != obj.get("head_dim"):
+        raise ValueError(f"obj: kernel {obj.get('name')!r} with param_maps; accepted: a TMA kernel of the problem's head "
+                         "dim (the d64 _c2 kernels, the d128 _fk ones, HOPPER_PARAM_MAPS_ALL's others), not varlen")
 
     def one(what: str, dims: tuple[int, int, int], strides: tuple[int, int, int], rows: int) -> bytes:
         seq, heads, batch = dims
@@ -108,11 +120,15 @@ def tile_maps(p: Problem, obj: dict) -> bytes:
         except ValueError as e:
             raise ValueError(f"the {what} tensor map of {obj['name']}: {e}") from None
 
+    # (the _c2 / _fk kernels, exp_turn / fused_turn, keep their refusal of zero keys: the planner runs their sibling)
+    shipped = obj.get("exp_turn") or obj.get("fused_turn")
+    kv = (p.seqlen_k, p.heads_k, p.batch) if p.seqlen_k or shipped else (1, 1, 1)
+    rows = o_map_rows(obj)
     blob = b"".join((
         one("q", (p.seqlen_q, p.heads_q, p.batch), p.q_strides, obj["block_m"]),
-        one("k", (p.seqlen_k, p.heads_k, p.batch), p.k_strides, obj["block_n"]),
-        one("v", (p.seqlen_k, p.heads_k, p.batch), p.v_strides, obj["block_n"]),
-        one("out", (p.seqlen_q, p.heads_q, p.batch), p.o_strides, _EPI_TMA64_BOX_ROWS if c2 else _EPI_TMA_BOX_ROWS),
+        one("k", kv, p.k_strides, obj["block_n"]),
+        one("v", kv, p.v_strides, obj["block_n"]),
+        one("out", (p.seqlen_q, p.heads_q, p.batch), p.o_strides, rows) if rows else bytes(128),
     ))
     if len(blob) != maps_layout().size:
         raise ValueError(f"obj: {len(blob)} bytes of maps, hopper_fwd_maps is {maps_layout().size}")
@@ -121,8 +137,10 @@ def tile_maps(p: Problem, obj: dict) -> bytes:
 
 def param_maps_refusal(p: Problem, obj: dict) -> str | None:
     """Why kernel ``obj`` (manifest ``param_maps``) cannot take ``p``'s maps from the host (:func:`tile_maps`), or None
-    (also for a kernel that makes its own maps).  Where it cannot, :func:`kernel_name` runs the next kernel instead."""
-    if not obj.get("param_maps"):
+    (also for a kernel that makes its own maps, and for a problem that launches nothing: :func:`plan` makes no maps).
+    Where it cannot, :func:`kernel_name` runs the next kernel instead of a ``_c2`` / ``_fk`` one and :func:`gate` refuses
+    the problem on the others (HOPPER_PARAM_MAPS_ALL: no sibling of theirs makes its own maps)."""
+    if not obj.get("param_maps") or p.seqlen_q == 0 or p.batch == 0 or p.heads_q == 0:
         return None
     try:
         tile_maps(p, obj)
@@ -547,6 +565,8 @@ def gate(problem: Problem, arch: str, compute_units: int | None = None, force: b
                 "was built without windows (HOPPER_WINDOW=0)")
     if obj.get("tma") and (why := tma_refusal(problem, bool(obj.get("epilogue_tma")))):
         return why
+    if why := param_maps_refusal(problem, obj):   # (HOPPER_PARAM_MAPS_ALL: the kernel has no in-kernel-maps sibling)
+        return f"kernel {obj['name']} takes host-made tensor maps: {why}"
     return None if force else preferred(problem)
 
 
@@ -601,15 +621,16 @@ def plan(problem: Problem, arch: str, compute_units: int, num_splits: int) -> li
     kernargs = lay.packer().pack(**values)
     pointer_slots = tuple((n, lay["tmaps" if n == "workspace" else n].offset) for n in slots)
     if pm := obj.get("param_maps"):
-        # HOPPER_PARAM_MAPS_C2: hopper_fwd_maps as the second parameter, at the metadata's offset (make_manifest.py); the
-        # maps made here, each map's address (its bytes 0-7) bound per call like a.q / a.k / a.v / a.out
+        # HOPPER_PARAM_MAPS_C2 / _FK / _ALL: hopper_fwd_maps as the second parameter, at the metadata's offset
+        # (make_manifest.py); the maps made here, each map's address (its bytes 0-7) bound per call like a.q / a.k / a.v /
+        # a.out (out: only where the kernel stores O with TMA; elsewhere its O map stays zeros)
         off, mlay = pm["offset"], maps_layout()
         if off < len(kernargs) or off % 16:
             raise ValueError(f"manifest: {obj['name']} param_maps offset {off}; accepted: a multiple of 16 >= "
                              f"{len(kernargs)} (the end of hopper_fwd_args)")
         kernargs += bytes(off - len(kernargs)) + tile_maps(p, obj)
-        pointer_slots += tuple((n, off + mlay[f"{m}0"].offset) for n, m in (("q", "q"), ("k", "k"), ("v", "v"),
-                                                                          ("out", "o")))
+        maps = (("q", "q"), ("k", "k"), ("v", "v")) + ((("out", "o"),) if o_map_rows(obj) else ())
+        pointer_slots += tuple((n, off + mlay[f"{m}0"].offset) for n, m in maps)
     return [LaunchPlan(
         code_object=str(kernels_dir() / a / obj["file"]),
         kernel=obj["kernel"],

@@ -407,6 +407,15 @@
 #ifndef HOPPER_PARAM_MAPS_FK
 #define HOPPER_PARAM_MAPS_FK 1
 #endif
+// the other non-varlen TMA kernels (issue11aa's patch, ported in issue11ai), HOPPER_PARAM_MAPS_C2's host-made maps (the
+// same second parameter, hopper_fwd_maps_param; manifest "param_maps"), a bit per head dim's kernels: 1 d128 (d128,
+// _static, _bn176, _softcap; _fk stays under HOPPER_PARAM_MAPS_FK), 2 d64 of three consumer warpgroups (d64, _s4,
+// _static; not _softcap: 72 bytes of stack), 4 d96 (d96, _dyn, _softcap), 8 d256 (d256, _softcap); 15: all.  Kernels
+// without a TMA O store take the O map too (unused: the planner writes zeros).  0: the maps made by each CTA's producer
+// (tmap_make / publish / acquire)
+#ifndef HOPPER_PARAM_MAPS_ALL
+#define HOPPER_PARAM_MAPS_ALL 0
+#endif
 // 1: also build the _varlen siblings, hopper_fwd_<dtype>_d<D>_varlen and _d<D>_softcap_varlen (D = 64, 96, 128, 256):
 // each head dim's main / _softcap kernel over packed sequences (hopper_fwd_args' cu_seqlens_q / cu_seqlens_k; manifest
 // "varlen"); the d128 ones store O from the staging buffer with row stores (a TMA store would write past a sequence's
@@ -660,7 +669,7 @@ template <int D, int ROWS>
 // VARLEN: a _varlen sibling (packed sequences, hopper_fwd_args' cu_seqlens: set_seq)
 // FK: a d128 _fk sibling (HOPPER_FK_D128: the fused last turn and K loaded ahead of V)
 // C2: a d64 _c2 sibling (HOPPER_C2_D64: 128-row tiles, cuDNN's loop shape; the consumers' c2 loop)
-// PMAPS: the tensor maps are the host's, *pm (a __grid_constant__ parameter: HOPPER_PARAM_MAPS_C2); else made here
+// PMAPS: the tensor maps are the host's, *pm (a __grid_constant__ parameter: HOPPER_PARAM_MAPS_C2 / _FK / _ALL); else made here
     template <class E, int D, int BN, int STAGES, int NWG, int QS, bool TMA, bool DYN_SIBLING = false,
               bool STATIC_SIBLING = false, bool SOFTCAP = false, bool VARLEN = false, bool FK = false,
               bool C2 = false, bool PMAPS = false>
@@ -724,7 +733,8 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
     const uint32_t maps = bars + 256;                 // TMA only: Q, K, V (EPI_TMA: and O) tensor maps (128 bytes each)
     // this CTA's slot of global scratch for its maps (TMA only): 384 (EPI_TMA: 512) bytes, 128-byte aligned
     auto map_slot = [&]() { return ((a.tmaps + 127) & ~(uint64_t)127) + (uint64_t)blockIdx.x * (128 * NMAPS); };
-    static_assert(!PMAPS || (TMA && (C2 || (FK && HOPPER_PARAM_MAPS_FK)) && !VARLEN), "host-made maps: the _c2 kernels (and _fk: HOPPER_PARAM_MAPS_FK)");
+    static_assert(!PMAPS || (TMA && (C2 || (FK && HOPPER_PARAM_MAPS_FK) || (!FK && HOPPER_PARAM_MAPS_ALL)) && !VARLEN),
+                  "host-made maps: the _c2 kernels (and _fk: HOPPER_PARAM_MAPS_FK; the others: HOPPER_PARAM_MAPS_ALL)");
     // the O map of the TMA stores (EPI_TMA / EPI_TMA64): PMAPS the parameter's (generic address), else the CTA's slot's
     [[maybe_unused]] auto o_map = [&]() -> uint64_t {
         if constexpr (PMAPS) {
@@ -2012,10 +2022,44 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
 #endif
 }  // namespace
 
-#define HOPPER_KERNEL_XS(NAME, E, D, BN, S, NWG, QS, TMA, DYN_SIB, STATIC_SIB, SOFTCAP)              \
+#define HOPPER_KERNEL_XS_0(NAME, E, D, BN, S, NWG, QS, TMA, DYN_SIB, STATIC_SIB, SOFTCAP)              \
     extern "C" __global__ void __launch_bounds__((NWG + 1) * 128, 1) NAME(const __grid_constant__ hopper_fwd_args a) { \
         fwd_body<E, D, BN, S, NWG, QS, TMA, DYN_SIB, STATIC_SIB, SOFTCAP>(a);                        \
     }
+// HOPPER_PARAM_MAPS_ALL: the host's Q / K / V / O maps as a second parameter (hopper_args.h: hopper_fwd_maps_param)
+#define HOPPER_KERNEL_XS_1(NAME, E, D, BN, S, NWG, QS, TMA, DYN_SIB, STATIC_SIB, SOFTCAP)                           \
+    extern "C" __global__ void __launch_bounds__((NWG + 1) * 128, 1) NAME(const __grid_constant__ hopper_fwd_args a,   \
+                                                                          const __grid_constant__ hopper_fwd_maps_param m) { \
+        fwd_body<E, D, BN, S, NWG, QS, TMA, DYN_SIB, STATIC_SIB, SOFTCAP, false, false, false, true>(a, &m.m);    \
+    }
+// HOPPER_PM_<D>: 1 where HOPPER_PARAM_MAPS_ALL gives head dim D's kernels the host's maps (its bit; D a literal)
+#if HOPPER_PARAM_MAPS_ALL & 1
+#define HOPPER_PM_128 1
+#else
+#define HOPPER_PM_128 0
+#endif
+#if HOPPER_PARAM_MAPS_ALL & 2
+#define HOPPER_PM_64 1
+#else
+#define HOPPER_PM_64 0
+#endif
+#if HOPPER_PARAM_MAPS_ALL & 4
+#define HOPPER_PM_96 1
+#else
+#define HOPPER_PM_96 0
+#endif
+#if HOPPER_PARAM_MAPS_ALL & 8
+#define HOPPER_PM_256 1
+#else
+#define HOPPER_PM_256 0
+#endif
+#if ((HOPPER_PARAM_MAPS_ALL & 1) && !HOPPER_TMA_D128) || ((HOPPER_PARAM_MAPS_ALL & 2) && !HOPPER_TMA_D64)
+#error "HOPPER_PARAM_MAPS_ALL: host-made maps need the TMA kernels (HOPPER_TMA_D128 / HOPPER_TMA_D64)"
+#endif
+#define HOPPER_CAT_(A, B) A##B
+#define HOPPER_CAT(A, B) HOPPER_CAT_(A, B)
+#define HOPPER_KERNEL_XS(NAME, E, D, BN, S, NWG, QS, TMA, DYN_SIB, STATIC_SIB, SOFTCAP) \
+    HOPPER_CAT(HOPPER_KERNEL_XS_, HOPPER_CAT(HOPPER_PM_, D))(NAME, E, D, BN, S, NWG, QS, TMA, DYN_SIB, STATIC_SIB, SOFTCAP)
 #define HOPPER_KERNEL_X(NAME, E, D, BN, S, NWG, QS, TMA, DYN_SIB, STATIC_SIB) \
     HOPPER_KERNEL_XS(NAME, E, D, BN, S, NWG, QS, TMA, DYN_SIB, STATIC_SIB, false)
 #define HOPPER_KERNEL(NAME, E, D, BN, S, NWG, QS, TMA) HOPPER_KERNEL_X(NAME, E, D, BN, S, NWG, QS, TMA, false, false)
@@ -2104,10 +2148,11 @@ HOPPER_KERNEL_SOFTCAP(hopper_fwd_bf16_d128_softcap, Bf16, 128, HOPPER_BN_D128, H
                       HOPPER_TMA_D128)
 HOPPER_KERNEL_SOFTCAP(hopper_fwd_fp16_d128_softcap, Fp16, 128, HOPPER_BN_D128, HOPPER_STAGES_D128, 2, HOPPER_Q_STAGES_D128,
                       HOPPER_TMA_D128)
-HOPPER_KERNEL_SOFTCAP(hopper_fwd_bf16_d64_softcap, Bf16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_D64, HOPPER_Q_STAGES,
-                      HOPPER_TMA_D64)
-HOPPER_KERNEL_SOFTCAP(hopper_fwd_fp16_d64_softcap, Fp16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_D64, HOPPER_Q_STAGES,
-                      HOPPER_TMA_D64)
+// (the d64 _softcap siblings make their own maps whatever HOPPER_PARAM_MAPS_ALL: with the host's, 72 bytes of stack)
+HOPPER_KERNEL_XS_0(hopper_fwd_bf16_d64_softcap, Bf16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_D64, HOPPER_Q_STAGES,
+                   HOPPER_TMA_D64, false, false, true)
+HOPPER_KERNEL_XS_0(hopper_fwd_fp16_d64_softcap, Fp16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_D64, HOPPER_Q_STAGES,
+                   HOPPER_TMA_D64, false, false, true)
 HOPPER_KERNEL_SOFTCAP(hopper_fwd_bf16_d96_softcap, Bf16, 96, 128, 2, 2, 2, true)
 HOPPER_KERNEL_SOFTCAP(hopper_fwd_fp16_d96_softcap, Fp16, 96, 128, 2, 2, 2, true)
 HOPPER_KERNEL_SOFTCAP(hopper_fwd_bf16_d256_softcap, Bf16, 256, HOPPER_BN_D256, 2, 2, 1, true)

@@ -54,7 +54,10 @@ kernels store each tile's O during the next key block's PV wait; recorded as ``d
 default 0: HOPPER_PARAM_MAPS_C2, the ``_c2`` kernels take their Q / K / V / O tensor maps from the host as a second
 parameter, hopper_args.h's hopper_fwd_maps at HOPPER_FWD_MAPS_ALIGN; their kernarg check covers both parameters;
 recorded as ``param_maps``: the struct, its kernarg offset from the metadata, its alignment).  ``param_maps_fk`` (0 / 1,
-default 0: HOPPER_PARAM_MAPS_FK, the same on the d128 ``_fk`` kernels; recorded as ``param_maps`` too).  ``c2_kvwait_d64``
+default 0: HOPPER_PARAM_MAPS_FK, the same on the d128 ``_fk`` kernels; recorded as ``param_maps`` too).  ``param_maps_all``
+(a bit mask, default 0: HOPPER_PARAM_MAPS_ALL, the same second parameter on the other non-varlen TMA kernels of a head
+dim: 1 d128 (not ``_fk``: ``param_maps_fk``), 2 d64 (not ``_softcap``, not ``_c2`` / ``_c2q3``), 4 d96, 8 d256; recorded as
+``param_maps`` too).  ``c2_kvwait_d64``
 (0-15, default 0: HOPPER_C2_KVWAIT_D64, the ``_c2`` / ``_c2q3`` kernels' mbarrier waits, bits as in hopper_fwd.cu; recorded as
 ``kv_wait`` with the value where not 0).  ``pv_late_d64`` (0 / 1 / 2, default 0:
 HOPPER_PV_LATE_D64, the d64 kernels of three consumer warpgroups keep the steady loop's PV wait behind the row maxima (2)
@@ -125,7 +128,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
                          "epi_smem_d128", "epi_smem_d64", "epi_v4_d128",
                          "epi_tma_d128", "rescale_in_turn_d128", "rescale_vote_d128", "desc_add_d128", "decode_once_d128", "wg_skip_d64",
                          "window", "epi_tma_d64", "decode_once_d64", "s4_stages_d64", "tail_split_d64", "tail_rounds_d64",
-                         "c2_stages_d64", "c2_desc_add_d64", "dec1_causal_d128", "desc_add_d64", "pdec_d128", "smx_tree_d128", "c2_defer_d64", "pv_late_d64", "param_maps_c2", "c2q3_kahead_d64", "param_maps_fk", "c2_kvwait_d64"}
+                         "c2_stages_d64", "c2_desc_add_d64", "dec1_causal_d128", "desc_add_d64", "pdec_d128", "smx_tree_d128", "c2_defer_d64", "pv_late_d64", "param_maps_c2", "c2q3_kahead_d64", "param_maps_fk", "c2_kvwait_d64", "param_maps_all"}
     if unknown:
         raise SystemExit(f"make_manifest: unknown option(s) {sorted(unknown)}")
     qs = {64: int(q_stages), 96: 2, 128: int(kv.get("q_stages_d128", q_stages)), 256: 1}
@@ -149,6 +152,8 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
     param_maps_c2 = kv.get("param_maps_c2", "0") == "1"
     # HOPPER_PARAM_MAPS_FK (issue11af): the same second parameter on the d128 _fk siblings
     param_maps_fk = kv.get("param_maps_fk", "0") == "1"
+    # HOPPER_PARAM_MAPS_ALL: the same parameter on the other non-varlen TMA kernels of the head dims its bits name
+    param_maps_all = int(kv.get("param_maps_all", "0"))
     hdr = read_header(hdr_path)
     maps_lay, maps_align = hdr["hopper_fwd_maps"], hdr.constants["HOPPER_FWD_MAPS_ALIGN"]
     fname = "hopper_fwd.cubin"
@@ -198,6 +203,9 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
         epi_tma = epi_tma and not m[5]   # the _varlen siblings store O with row stores (clipped at the sequence's end)
         shared = shared_bytes(bm, bn, d, kstages, q_bufs, uses_tma, epi, 4 if epi_tma else 3)
         param_maps = (param_maps_c2 and c2) or (param_maps_fk and m[3] == "_fk")
+        if not c2 and m[3] != "_fk" and uses_tma and not m[5] and not (d == 64 and m[4]):
+            # HOPPER_PARAM_MAPS_ALL (not the d64 _softcap siblings: hopper_fwd.cu's kernel list)
+            param_maps = param_maps or bool(param_maps_all & {128: 1, 64: 2, 96: 4, 256: 8}[d])
         maps_offset = None
         try:
             if param_maps:   # hopper_fwd_args, then hopper_fwd_maps where the metadata puts it (nvcc aligns its address)
@@ -246,7 +254,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
                 objects[-1]["deferred_store"] = True
         if m[3] == "_fk":
             objects[-1]["fused_turn"] = objects[-1]["k_ahead"] = True
-        if param_maps and maps_offset is not None:   # HOPPER_PARAM_MAPS_C2 / _FK: hopper_fwd_args, then the host's maps
+        if param_maps and maps_offset is not None:   # HOPPER_PARAM_MAPS_C2 / _FK / _ALL: hopper_fwd_args, then the host's maps
             objects[-1]["param_maps"] = {"struct": "hopper_fwd_maps", "offset": maps_offset, "align": maps_align}
         if c2 and int(kv.get("c2_kvwait_d64", "0")):   # HOPPER_C2_KVWAIT_D64: how the _c2 / _c2q3 kernels wait (bits)
             objects[-1]["kv_wait"] = int(kv["c2_kvwait_d64"])
