@@ -1103,14 +1103,16 @@ def test_c2_sibling_on_few_rounds(shape, cu, want_c2):
 _MAPS_OFFSET = 240
 
 
-def _param_maps_manifest(monkeypatch, param_maps: bool = True):
-    """The shipped manifest with the ``_c2`` kernels marked ``param_maps`` as a PARAM_MAPS_C2=1 build marks them (the
-    shipped build since call z1), or with the mark taken off (``param_maps=False``: a PARAM_MAPS_C2=0 build)."""
+def _param_maps_manifest(monkeypatch, param_maps: bool = True, kernels: tuple[str, ...] = ("_d64_c2", "_d64_c2q3")):
+    """The shipped manifest with the ``kernels`` (name suffixes; the ``_c2`` / ``_c2q3`` ones by default) marked
+    ``param_maps`` as a PARAM_MAPS_C2=1 / PARAM_MAPS_FK=1 build marks them (offset 240; the shipped build since calls z1 /
+    af2), or with the mark taken off (``param_maps=False``: a build with the macro 0); other kernels as shipped."""
     def edit(objs):
         for o in objs:
-            o.pop("param_maps", None)
-            if param_maps and o["name"].endswith(("_d64_c2", "_d64_c2q3")):
-                o["param_maps"] = {"struct": "hopper_fwd_maps", "offset": _MAPS_OFFSET, "align": 64}
+            if o["name"].endswith(kernels):
+                o.pop("param_maps", None)
+                if param_maps:
+                    o["param_maps"] = {"struct": "hopper_fwd_maps", "offset": _MAPS_OFFSET, "align": 64}
         return objs
     return _patched_manifest(monkeypatch, edit)
 
@@ -1245,20 +1247,6 @@ def test_maps_struct_matches_the_kernel_side():
 
 # ----------------------------------------------------------------------------- host-made maps for _fk (issue11af)
 
-def _fk_param_maps_manifest(monkeypatch, param_maps: bool = True):
-    """The shipped manifest with the d128 ``_fk`` kernels marked ``param_maps`` as a PARAM_MAPS_FK=1 build marks them
-    (the shipped build since call af2: offset 240, as the ``_c2`` kernels'), or with the mark taken off
-    (``param_maps=False``: a PARAM_MAPS_FK=0 build)."""
-    def edit(objs):
-        for o in objs:
-            if o["name"].endswith("_d128_fk"):
-                o.pop("param_maps", None)
-                if param_maps:
-                    o["param_maps"] = {"struct": "hopper_fwd_maps", "offset": _MAPS_OFFSET, "align": 64}
-        return objs
-    return _patched_manifest(monkeypatch, edit)
-
-
 @pytest.mark.parametrize("b, s, hq, hk, causal, dtype", [(32, 512, 16, 16, False, "bf16"), (4, 1024, 32, 8, True, "fp16"),
                                                          (1, 128, 132, 132, False, "bf16"), (1, 512, 1, 1, False, "bf16")])
 def test_fk_param_maps_kernargs_hold_the_maps(monkeypatch, b, s, hq, hk, causal, dtype):
@@ -1269,9 +1257,9 @@ def test_fk_param_maps_kernargs_hold_the_maps(monkeypatch, b, s, hq, hk, causal,
 
     p = problem(b=b, sq=s, sk=s, hq=hq, hk=hk, d=128, dtype=dtype, causal=causal, return_lse=True)
     with monkeypatch.context() as mp:
-        _fk_param_maps_manifest(mp, param_maps=False)
+        _param_maps_manifest(mp, param_maps=False, kernels=("_d128_fk",))
         (base,) = hopper.plan(p, "sm_90a", 132, 1)    # a PARAM_MAPS_FK=0 manifest: maps made in the kernel
-    m = _fk_param_maps_manifest(monkeypatch)
+    m = _param_maps_manifest(monkeypatch, kernels=("_d128_fk",))
     (pl,) = hopper.plan(p, "sm_90a", 132, 1)
     obj = m["by_name"][f"fwd_{dtype}_d128_fk"]
     assert pl.kernel == base.kernel == obj["kernel"]
@@ -1295,7 +1283,7 @@ def test_fk_param_maps_kernargs_hold_the_maps(monkeypatch, b, s, hq, hk, causal,
 def test_fk_param_maps_refused_maps_fall_back_to_d128(monkeypatch):
     """Where the encoder refuses an ``_fk`` kernel's host-made maps (zero keys: an empty dimension), the planner runs the
     plain d128 kernel (which makes its own maps) instead."""
-    _fk_param_maps_manifest(monkeypatch)
+    _param_maps_manifest(monkeypatch, kernels=("_d128_fk",))
     p = problem(b=2, sq=256, sk=0, hq=8, hk=8, d=128)
     assert hopper.kernel_name(p, hopper.manifest("sm_90a")["by_name"], 132) == "fwd_bf16_d128"
     assert hopper.kernel_name(problem(b=2, sq=256, sk=256, hq=8, hk=8, d=128), hopper.manifest("sm_90a")["by_name"],

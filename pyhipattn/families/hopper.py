@@ -77,10 +77,9 @@ def maps_layout() -> StructLayout:
     return layout_from_header(HEADER, "hopper_fwd_maps")
 
 
-#: Box rows of the O map of the d64 TMA epilogue (EPI_TMA64: each warp stores its 16 staged rows), the ``_c2`` kernels'
+#: Box rows of the O map of a TMA epilogue: each warp stores its 16 staged rows (manifest ``epilogue_smem_per_warp``,
+#: EPI_TMA64: the ``_c2`` kernels), else a warpgroup its 64 (EPI_TMA: the ``_fk`` kernels)
 _EPI_TMA64_BOX_ROWS = 16
-#: Box rows of the O map of the d128 TMA epilogue (EPI_TMA: a warpgroup's 64 staged rows), the ``_fk`` kernels' where
-#: they take host-made maps (HOPPER_PARAM_MAPS_FK, issue11af)
 _EPI_TMA_BOX_ROWS = 64
 
 
@@ -94,11 +93,11 @@ def tile_maps(p: Problem, obj: dict) -> bytes:
     Raises ValueError (from :func:`pyhipattn.kernargs.encode_tile_map`, naming the map) for what the encoder refuses:
     strides of 64 GiB or more, strides not multiples of 16 bytes, empty dimensions; or for a kernel it does not apply to.
     """
-    c2 = p.head_dim == 64 and obj.get("head_dim") == 64 and obj.get("epilogue_smem_per_warp")
-    fk = p.head_dim == 128 and obj.get("head_dim") == 128 and obj.get("fused_turn")   # HOPPER_PARAM_MAPS_FK
-    if p.varlen or not obj.get("epilogue_tma") or not (c2 or fk):
-        raise ValueError(f"obj: kernel {obj.get('name')!r} with param_maps; accepted: the d64 _c2 kernels (TMA epilogue "
-                         "per warp) and the d128 _fk ones (TMA epilogue), not varlen")
+    if p.varlen or obj.get("head_dim") != p.head_dim or not obj.get("epilogue_tma"):
+        raise ValueError(f"obj: kernel {obj.get('name')!r} with param_maps; accepted: a kernel of the problem's head dim "
+                         "with a TMA epilogue (the d64 _c2 / _c2q3 and d128 _fk kernels), not varlen")
+    # the O map's boxes: the rows one TMA store writes (each warp its 16 staged rows, else a warpgroup its 64)
+    o_rows = _EPI_TMA64_BOX_ROWS if obj.get("epilogue_smem_per_warp") else _EPI_TMA_BOX_ROWS
 
     def one(what: str, dims: tuple[int, int, int], strides: tuple[int, int, int], rows: int) -> bytes:
         seq, heads, batch = dims
@@ -112,7 +111,7 @@ def tile_maps(p: Problem, obj: dict) -> bytes:
         one("q", (p.seqlen_q, p.heads_q, p.batch), p.q_strides, obj["block_m"]),
         one("k", (p.seqlen_k, p.heads_k, p.batch), p.k_strides, obj["block_n"]),
         one("v", (p.seqlen_k, p.heads_k, p.batch), p.v_strides, obj["block_n"]),
-        one("out", (p.seqlen_q, p.heads_q, p.batch), p.o_strides, _EPI_TMA64_BOX_ROWS if c2 else _EPI_TMA_BOX_ROWS),
+        one("out", (p.seqlen_q, p.heads_q, p.batch), p.o_strides, o_rows),
     ))
     if len(blob) != maps_layout().size:
         raise ValueError(f"obj: {len(blob)} bytes of maps, hopper_fwd_maps is {maps_layout().size}")

@@ -660,7 +660,7 @@ template <int D, int ROWS>
 // VARLEN: a _varlen sibling (packed sequences, hopper_fwd_args' cu_seqlens: set_seq)
 // FK: a d128 _fk sibling (HOPPER_FK_D128: the fused last turn and K loaded ahead of V)
 // C2: a d64 _c2 sibling (HOPPER_C2_D64: 128-row tiles, cuDNN's loop shape; the consumers' c2 loop)
-// PMAPS: the tensor maps are the host's, *pm (a __grid_constant__ parameter: HOPPER_PARAM_MAPS_C2); else made here
+// PMAPS: the tensor maps are the host's, *pm (a __grid_constant__ parameter: HOPPER_PARAM_MAPS_C2 / _FK); else made here
     template <class E, int D, int BN, int STAGES, int NWG, int QS, bool TMA, bool DYN_SIBLING = false,
               bool STATIC_SIBLING = false, bool SOFTCAP = false, bool VARLEN = false, bool FK = false,
               bool C2 = false, bool PMAPS = false>
@@ -2012,6 +2012,20 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
 #endif
 }  // namespace
 
+// a kernel's parameter list and the maps pointer its fwd_body takes, by PM (0 / 1, a literal: HOPPER_PARAM_MAPS_C2 / _FK):
+// 1 the host's Q / K / V / O tensor maps as a second __grid_constant__ parameter (hopper_args.h: hopper_fwd_maps_param),
+// 0 hopper_fwd_args alone (the maps made in the kernel)
+#if (HOPPER_PARAM_MAPS_C2 != 0 && HOPPER_PARAM_MAPS_C2 != 1) || (HOPPER_PARAM_MAPS_FK != 0 && HOPPER_PARAM_MAPS_FK != 1)
+#error "HOPPER_PARAM_MAPS_C2 / HOPPER_PARAM_MAPS_FK: 0 or 1"
+#endif
+#define HOPPER_CAT_(x, y) x##y
+#define HOPPER_CAT(x, y) HOPPER_CAT_(x, y)
+#define HOPPER_PARAMS_0 const __grid_constant__ hopper_fwd_args a
+#define HOPPER_PARAMS_1 const __grid_constant__ hopper_fwd_args a, const __grid_constant__ hopper_fwd_maps_param m
+#define HOPPER_PMAPS_0 nullptr
+#define HOPPER_PMAPS_1 &m.m
+#define HOPPER_PARAMS(PM) HOPPER_CAT(HOPPER_PARAMS_, PM)
+#define HOPPER_PMAPS(PM) HOPPER_CAT(HOPPER_PMAPS_, PM)
 #define HOPPER_KERNEL_XS(NAME, E, D, BN, S, NWG, QS, TMA, DYN_SIB, STATIC_SIB, SOFTCAP)              \
     extern "C" __global__ void __launch_bounds__((NWG + 1) * 128, 1) NAME(const __grid_constant__ hopper_fwd_args a) { \
         fwd_body<E, D, BN, S, NWG, QS, TMA, DYN_SIB, STATIC_SIB, SOFTCAP>(a);                        \
@@ -2021,20 +2035,11 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
 #define HOPPER_KERNEL(NAME, E, D, BN, S, NWG, QS, TMA) HOPPER_KERNEL_X(NAME, E, D, BN, S, NWG, QS, TMA, false, false)
 #if HOPPER_FK_D128 && HOPPER_TMA_D128 && HOPPER_BN_D128 == 128
 // the _fk siblings (HOPPER_FK_D128): the d128 kernel with the fused last turn and K ahead of V
-#if HOPPER_PARAM_MAPS_FK
-// HOPPER_PARAM_MAPS_FK: the host's Q / K / V / O maps as a second parameter (hopper_args.h: hopper_fwd_maps_param)
 #define HOPPER_KERNEL_FK(NAME, E)                                                                                  \
-    extern "C" __global__ void __launch_bounds__(3 * 128, 1) NAME(const __grid_constant__ hopper_fwd_args a,       \
-                                                                  const __grid_constant__ hopper_fwd_maps_param m) { \
+    extern "C" __global__ void __launch_bounds__(3 * 128, 1) NAME(HOPPER_PARAMS(HOPPER_PARAM_MAPS_FK)) {            \
         fwd_body<E, 128, 128, HOPPER_STAGES_D128, 2, HOPPER_Q_STAGES_D128, true, false, false, false, false, true, false, \
-                 true>(a, &m.m);                                                                                   \
+                 HOPPER_PARAM_MAPS_FK != 0>(a, HOPPER_PMAPS(HOPPER_PARAM_MAPS_FK));                                \
     }
-#else
-#define HOPPER_KERNEL_FK(NAME, E)                                                                                  \
-    extern "C" __global__ void __launch_bounds__(3 * 128, 1) NAME(const __grid_constant__ hopper_fwd_args a) {     \
-        fwd_body<E, 128, 128, HOPPER_STAGES_D128, 2, HOPPER_Q_STAGES_D128, true, false, false, false, false, true>(a); \
-    }
-#endif
 HOPPER_KERNEL_FK(hopper_fwd_bf16_d128_fk, Bf16)
 HOPPER_KERNEL_FK(hopper_fwd_fp16_d128_fk, Fp16)
 #endif
@@ -2049,19 +2054,11 @@ HOPPER_KERNEL(hopper_fwd_bf16_d64, Bf16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_
 HOPPER_KERNEL(hopper_fwd_fp16_d64, Fp16, 64, 128, HOPPER_STAGES_D64, HOPPER_NWG_D64, HOPPER_Q_STAGES, HOPPER_TMA_D64)
 #if HOPPER_C2_D64 && HOPPER_TMA_D64 && HOPPER_DYN_D64 && HOPPER_DYN_CAUSAL
 // the _c2 siblings (HOPPER_C2_D64): d64, 128-row tiles of two consumer warpgroups, cuDNN's loop shape (fwd_body: C2)
-#if HOPPER_PARAM_MAPS_C2
-// HOPPER_PARAM_MAPS_C2: the host's Q / K / V / O maps as a second parameter (hopper_args.h: hopper_fwd_maps_param)
 #define HOPPER_KERNEL_C2(NAME, E, QS)                                                                              \
-    extern "C" __global__ void __launch_bounds__(3 * 128, 1) NAME(const __grid_constant__ hopper_fwd_args a,       \
-                                                                  const __grid_constant__ hopper_fwd_maps_param m) { \
-        fwd_body<E, 64, 128, HOPPER_C2_STAGES_D64, 2, QS, true, false, false, false, false, false, true, true>(a, &m.m); \
+    extern "C" __global__ void __launch_bounds__(3 * 128, 1) NAME(HOPPER_PARAMS(HOPPER_PARAM_MAPS_C2)) {            \
+        fwd_body<E, 64, 128, HOPPER_C2_STAGES_D64, 2, QS, true, false, false, false, false, false, true,                \
+                 HOPPER_PARAM_MAPS_C2 != 0>(a, HOPPER_PMAPS(HOPPER_PARAM_MAPS_C2));                                \
     }
-#else
-#define HOPPER_KERNEL_C2(NAME, E, QS)                                                                              \
-    extern "C" __global__ void __launch_bounds__(3 * 128, 1) NAME(const __grid_constant__ hopper_fwd_args a) {     \
-        fwd_body<E, 64, 128, HOPPER_C2_STAGES_D64, 2, QS, true, false, false, false, false, false, true>(a);         \
-    }
-#endif
 HOPPER_KERNEL_C2(hopper_fwd_bf16_d64_c2, Bf16, 2)
 HOPPER_KERNEL_C2(hopper_fwd_fp16_d64_c2, Fp16, 2)
 #if HOPPER_C2_CAUSAL_Q3_D64
