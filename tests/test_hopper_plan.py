@@ -759,7 +759,7 @@ def _tma_manifest(monkeypatch, bn176=True):
 
 @pytest.mark.parametrize("causal, sk, kernel", [
     (False, 8192, "hopper_fwd_bf16_d128_bn176"), (False, 16384, "hopper_fwd_bf16_d128_bn176"),
-    (False, 6144, "hopper_fwd_bf16_d128"), (True, 16384, "hopper_fwd_bf16_d128")])   # (4096: _fk, FK_SIBLING_D128)
+    (False, 6144, "hopper_fwd_bf16_d128"), (True, 16384, "hopper_fwd_bf16_d128_fk")])   # (4096 / causal: _fk, FK_SIBLING_D128)
 def test_long_non_causal_d128_runs_the_176_key_kernel(monkeypatch, causal, sk, kernel):
     _tma_manifest(monkeypatch)
     (pl,) = hopper.plan(problem(b=1, sq=sk, sk=sk, hq=16, hk=16, causal=causal), "sm_90a", 132, 1)

@@ -310,8 +310,11 @@ def _in_sibling_range(table: dict[bool, tuple[int, int]], head_dim: int, p: Prob
 #: the ranges below were then checked in the run that validated the kernels (issue11i-fk).  Up to 4096 since issue11w:
 #: ``_fk`` / the d128 kernel at 4x4096 h16, paired runs of 7 rounds: 1.021x non-causal / 1.016x causal (call w2), 1.001x /
 #: 1.011x (issue11r call g1); at 2x8192 h16 non-causal ``_fk`` read 0.988x the ``_bn176`` kernel (w2), which stays there.
+#: Causal at every length since session 7 (calls g1 / g2, ``_fk`` with host-made maps / the d128 kernel, paired runs of 5 /
+#: 7 rounds, A/A 0.991-1.006): 1.007 / 1.014x at 2x8192 h16, 1.019 / 1.030x at 1x16384 h16, 1.028 / 1.020x at 1x8192
+#: h32/8, 1.038x at 1x32768 h16, 1.021x at 2x8192 h32/8; non-causal above 4096 ``_fk`` read 0.990 / 0.967x ``_bn176``.
 FK_SIBLING_D128: dict[bool, tuple[int, int]] = {
-    True: (0, 4096),
+    True: (0, 1 << 30),
     False: (0, 4096),
 }
 
