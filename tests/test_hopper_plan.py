@@ -850,22 +850,25 @@ def test_shipped_d64_kernels_load_with_tma_and_deal_tiles_dynamically():
 ])
 def test_static_sibling_runs_where_it_measured_faster(shape, causal, suffix):
     """hopper.STATIC_SIBLING_CAUSAL: the ``_static`` sibling for causal problems in its seqlen_k range whose K + V fit
-    its bytes; on CAUSAL_PERSISTENT's grid (both persistent here), without the dynamic schedule's counters."""
+    its bytes; on CAUSAL_PERSISTENT's grid (both persistent here), without the dynamic schedule's counters.  The d128
+    ``_fk`` sibling comes first where FK_SIBLING_D128 takes the problem (session 7), so the d128 rows of the static gate
+    are checked in a manifest without ``_fk``."""
     b, hq, hk, s, d = shape
     by = hopper.manifest("sm_90a")["by_name"]
     p = problem(b=b, sq=s, sk=s, hq=hq, hk=hk, d=d, causal=causal)
     lo4, hi4 = hopper.S4_SIBLING_D64.get(causal, (0, -1))
-    dynamic = suffix == ""
-    if dynamic and d == 64 and lo4 <= s <= hi4:   # the d64 _s4 sibling (issue11h): dynamic too
+    if suffix == "" and d == 64 and lo4 <= s <= hi4:   # the d64 _s4 sibling (issue11h): dynamic too
         suffix = "_s4"
+    without_fk = {k: v for k, v in by.items() if not k.endswith("_fk")}
+    assert hopper.kernel_name(p, without_fk) == f"fwd_bf16_d{d}" + suffix
     lof, hif = hopper.FK_SIBLING_D128.get(causal, (0, -1))
-    if dynamic and d == 128 and lof <= s <= hif:   # the d128 _fk sibling (issue11i): dynamic too
+    if d == 128 and lof <= s <= hif:   # the d128 _fk sibling (issue11i; before _static since session 7): dynamic too
         suffix = "_fk"
     assert hopper.kernel_name(p, by) == f"fwd_bf16_d{d}" + suffix
     (pl,) = hopper.plan(p, "sm_90a", 132, 1)
     obj = by[f"fwd_bf16_d{d}" + suffix]
     assert pl.kernel == obj["kernel"] and pl.grid == (132, 1, 1)
-    assert bool(obj.get("dynamic_causal")) == dynamic
+    assert bool(obj.get("dynamic_causal")) == (suffix != "_static")
 
 
 def test_without_static_siblings_the_plan_keeps_the_dynamic_kernel(monkeypatch):
@@ -951,17 +954,19 @@ def test_shipped_d128_fk_siblings_are_the_d128_kernel():
 @pytest.mark.parametrize("shape, causal", [((32, 16, 16, 512), False), ((32, 16, 16, 512), True),
                                            ((16, 16, 16, 1024), True), ((8, 16, 16, 2048), False),
                                            ((8, 16, 16, 2048), True), ((4, 16, 16, 4096), False),
-                                           ((1, 32, 8, 8192), True), ((1, 16, 16, 16384), False)])
+                                           ((1, 32, 8, 8192), True), ((1, 16, 16, 16384), False),
+                                           ((2, 64, 8, 4096), True), ((1, 16, 16, 32768), True)])
 def test_fk_sibling_runs_where_the_gate_says(shape, causal):
-    """hopper.FK_SIBLING_D128 picks the ``_fk`` sibling by causal flag and seqlen_k, after the ``_bn176`` / ``_static``
-    siblings; not for softcap, varlen or other head dims; a manifest without it keeps the d128 kernel."""
+    """hopper.FK_SIBLING_D128 picks the ``_fk`` sibling by causal flag and seqlen_k, after the ``_bn176`` sibling and
+    before ``_static``; not for softcap, varlen or other head dims; a manifest without it keeps the d128 kernel (or its
+    ``_static`` sibling)."""
     b, h, hk, s = shape
     by = hopper.manifest("sm_90a")["by_name"]
     p = problem(b=b, sq=s, sk=s, hq=h, hk=hk, d=128, causal=causal)
     lo, hi = hopper.FK_SIBLING_D128[causal]
     bn176 = not causal and hopper.WIDE_BLOCK_NONCAUSAL[0] <= s <= hopper.WIDE_BLOCK_NONCAUSAL[1]
     other = "_bn176" if bn176 else "_static" if hopper._runs_static_sibling(p) else ""
-    want = "fwd_bf16_d128" + (other or ("_fk" if lo <= s <= hi else ""))
+    want = "fwd_bf16_d128" + ("_bn176" if bn176 else "_fk" if lo <= s <= hi else other)
     assert hopper.kernel_name(p, by) == want
     (pl,) = hopper.plan(p, "sm_90a", 132, 1)
     assert pl.kernel == by[want]["kernel"] and pl.shared_mem == by[want]["shared"]

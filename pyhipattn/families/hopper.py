@@ -274,7 +274,9 @@ DYN_SIBLING_CAUSAL: dict[int, tuple[int, int]] = {96: (0, 4096)}
 #: section needed) at 2048-4096 keys: 2x4096 64/8 1.09 / 1.04 / 1.07x, 4x2048 32/8 1.04 / 1.04x, 2x4096 32/8 1.07x,
 #: 2x4096 h16 1.02x, 1x2048 h32 1.03x; where K + V exceed L2 the sections win (4x4096 32/8 0.95x, the h16 rows with
 #: 128 MiB of K + V 0.68-0.96x at 512-4096).  d64 at 16384 keys: b1 h32 1.07x (call 1, the cp.async static kernel)
-#: and 1.04x (call 2, the sibling), b1 h16 1.06x (call 3).
+#: and 1.04x (call 2, the sibling), b1 h16 1.06x (call 3).  Since session 7 the d128 ``_fk`` sibling comes first where
+#: the manifest has it (:func:`kernel_name`; calls g3 / g3b, ``_fk`` / ``_static`` 1.023-1.056x on four such rows), so the
+#: d128 entry applies to builds without ``_fk`` only.
 STATIC_SIBLING_CAUSAL: dict[int, tuple[int, int, int]] = {
     128: (2048, 4096, 32 << 20),
     64: (16384, 1 << 30, 1 << 62),
@@ -371,7 +373,8 @@ def kernel_name(p: Problem, names, compute_units: int | None = None) -> str:
     """The manifest name of the kernel that runs ``p`` among ``names``: ``fwd_<dtype>_d<D>``, its
     ``_bn176`` sibling for long non-causal problems (:data:`WIDE_BLOCK_NONCAUSAL`), or its ``_dyn``
     / ``_static`` sibling for causal ones (:data:`DYN_SIBLING_CAUSAL`, :data:`STATIC_SIBLING_CAUSAL`), the d64 ``_s4``
-    sibling where :data:`S4_SIBLING_D64` says, the d128 ``_fk`` sibling where :data:`FK_SIBLING_D128` says, the d64 ``_c2``
+    sibling where :data:`S4_SIBLING_D64` says, the d128 ``_fk`` sibling where :data:`FK_SIBLING_D128` says (before
+    ``_static``), the d64 ``_c2``
     sibling where :data:`C2_SIBLING_D64` says or, on ``compute_units`` SMs, :data:`C2_FEW_ROUNDS_D64` (its ``_c2q3``
     sibling where :data:`C2Q3_SIBLING_D64` says; before ``_static`` / ``_s4``; not where it takes host-made maps, manifest ``param_maps``, that :func:`param_maps_refusal` refuses);
     softcap problems: ``fwd_<dtype>_d<D>_softcap``; varlen problems ``fwd_<dtype>_d<D>[_softcap]_varlen`` (whether or not
@@ -395,13 +398,14 @@ def kernel_name(p: Problem, names, compute_units: int | None = None) -> str:
         if _in_sibling_range(C2Q3_SIBLING_D64, 64, p) and name + "_c2q3" in names:
             return name + "_c2q3"     # (the same maps as _c2's: what _c2 takes, it takes)
         return name + "_c2"
+    # (the d128 _fk sibling before _static: calls g3 / g3b, session 7, 1.023-1.056x it on causal 2048-4096 within L2)
+    if (_in_sibling_range(FK_SIBLING_D128, 128, p) and name + "_fk" in names
+            and not param_maps_refusal(p, names[name + "_fk"])):   # (HOPPER_PARAM_MAPS_FK: maps the encoder refuses: d128)
+        return name + "_fk"
     if _runs_static_sibling(p) and name + "_static" in names:
         return name + "_static"
     if _in_sibling_range(S4_SIBLING_D64, 64, p) and name + "_s4" in names:
         return name + "_s4"
-    if (_in_sibling_range(FK_SIBLING_D128, 128, p) and name + "_fk" in names
-            and not param_maps_refusal(p, names[name + "_fk"])):   # (HOPPER_PARAM_MAPS_FK: maps the encoder refuses: d128)
-        return name + "_fk"
     return name
 
 

@@ -69,7 +69,7 @@ for _i, (_b, _sq, _sk, _hq, _hk, _d, _dt, _f, _w) in enumerate([
         (1, 2000, 129, 8, 2, 64, "bf16", "window", (-1, 3)),
         (1, 8192, 8192, 4, 1, 64, "bf16", "causal+window", (1024, 0)),
         (2, 2048, 2048, 16, 2, 96, "bf16", "causal+window", (300, 0)),         # the d96 _dyn sibling
-        (1, 2048, 2048, 8, 2, 128, "bf16", "causal+window", (700, 0)),         # the d128 _static sibling
+        (1, 2048, 2048, 8, 2, 128, "bf16", "causal+window", (700, 0)),         # the d128 _fk sibling (_static before session 7)
         (1, 1024, 8192, 40, 10, 128, "fp16", "causal+window", (2048, 0)),      # L2 sections
         (2, 1000, 1000, 8, 2, 64, "bf16", "softcap", (-1, -1)),
         (1, 1000, 3000, 4, 1, 96, "fp16", "causal+softcap", (-1, -1)),
@@ -194,6 +194,7 @@ def test_hopper_static_siblings(monkeypatch, b, sq, sk, hq, hk, dtype, d, grid_c
     monkeypatch.setitem(hopper.STATIC_SIBLING_CAUSAL, d, (0, 1 << 30, 1 << 62))
     monkeypatch.setattr(hopper, "C2_SIBLING_D64", {})   # (the d64 _c2 sibling comes first where its rule applies)
     monkeypatch.setattr(hopper, "C2_FEW_ROUNDS_D64", 0)   # (nor on few rounds of tiles: call st)
+    monkeypatch.setattr(hopper, "FK_SIBLING_D128", {})   # (nor the d128 _fk sibling: before _static since session 7)
     case = dict(b=b, sq=sq, sk=sk, hq=hq, hk=hk, d=d, dv=d, dtype=dtype, feature="causal+lse", window=(-1, -1),
                 seed=900 + sq)
     why = sweep.check_case(case, mha_fwd=hopper_mha_fwd(grid_cap))
