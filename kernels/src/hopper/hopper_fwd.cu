@@ -347,6 +347,11 @@
 #ifndef HOPPER_C2_KVWAIT_D64
 #define HOPPER_C2_KVWAIT_D64 6
 #endif
+// 1: a tile's 1 / l (the epilogue's O scale) by one MUFU.RCP (rcp.approx.ftz, ~1 ulp), not the IEEE division nvcc emits
+// for 1.f / l (a range check, a Newton step and a branch to a slow-path subroutine, on the tile end's critical path)
+#ifndef HOPPER_FAST_RCP
+#define HOPPER_FAST_RCP 1
+#endif
 // the _c2 kernels (issue11z): 1: their Q / K / V / O tensor maps come from the host as a second __grid_constant__ kernel
 // parameter (hopper_args.h's hopper_fwd_maps_param; manifest "param_maps"), their TMA loads / O stores take the
 // parameter's generic address: no tmap_make / publish / acquire in the prologue (the tile counters below a.tmaps stay);
@@ -506,6 +511,17 @@ __device__ __forceinline__ float ex2(float x) {
     float y;
     asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
     return y;
+}
+
+// 1 / l of a row sum l (0 where l is not positive: a row that saw no key); HOPPER_FAST_RCP: rcp.approx
+__device__ __forceinline__ float inv_sum(float l) {
+#if HOPPER_FAST_RCP
+    float r;
+    asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r) : "f"(l));
+    return l > 0.f ? r : 0.f;
+#else
+    return l > 0.f ? 1.f / l : 0.f;
+#endif
 }
 
 // tanh(y) as 1 - 2 / (1 + 2^x), x = 2 * log2(e) * y (the _softcap kernels; tanh.approx's 2^-11 relative
@@ -1551,8 +1567,8 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
             l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
             l1 += __shfl_xor_sync(0xffffffffu, l1, 1);
             l1 += __shfl_xor_sync(0xffffffffu, l1, 2);
-            inv0 = l0 > 0.f ? 1.f / l0 : 0.f;
-            inv1 = l1 > 0.f ? 1.f / l1 : 0.f;
+            inv0 = inv_sum(l0);
+            inv1 = inv_sum(l1);
             if (a.lse && lane % 4 == 0) {
                 float* lse_ptr = lse_base(cb, ch);
                 if (row0 < sq) lse_ptr[row0] = l0 > 0.f ? (mx0 * sl2 + __log2f(l0)) * LN2 : NEG_INF;
@@ -1887,8 +1903,8 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
         l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
         l1 += __shfl_xor_sync(0xffffffffu, l1, 1);
         l1 += __shfl_xor_sync(0xffffffffu, l1, 2);
-        const float inv0 = l0 > 0.f ? 1.f / l0 : 0.f;
-        const float inv1 = l1 > 0.f ? 1.f / l1 : 0.f;
+        const float inv0 = inv_sum(l0);
+        const float inv1 = inv_sum(l1);
         int cm, ch, cb;
         if constexpr (DEC1) { cm = tm; ch = th; cb = tb; }
         else if constexpr (PDEC) tile_info_read((qs + QS * (q_phase & 1) + 2 * QS - 1) % (2 * QS), cm, ch, cb);   // the slot before qs
