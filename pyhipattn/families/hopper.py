@@ -549,6 +549,22 @@ def gate(problem: Problem, arch: str, compute_units: int | None = None, force: b
     return None if force else preferred(problem)
 
 
+def ksplit_bytes(p: Problem, obj: dict, tiles: int, grid: int) -> int:
+    """Workspace bytes past the tensor maps' scratch that kernel ``obj`` (manifest ``ksplit``: HOPPER_KSPLIT, issue11aj) needs
+    for the partials of its key-split last round on ``tiles`` tiles over ``grid`` CTAs, or 0 where it does not split.
+    hopper_fwd.cu's ks_geom, the same rule: not causal, no window, not varlen, more tiles than CTAs, w = (tiles % grid)
+    * ceil(seqlen_k / block_n) key blocks in the last round with grid <= w and w * grid < 2 ** 31, and at least
+    ``min_save`` key blocks saved (ceil(seqlen_k / block_n) - ceil(w / grid))."""
+    ks = obj.get("ksplit")
+    if not ks or p.causal or p.varlen or window_args(p) != (-1, -1) or tiles <= grid:
+        return 0
+    nb = -(-p.seqlen_k // obj["block_n"])
+    w = (tiles % grid) * nb
+    if w < grid or w * grid >= 1 << 31 or nb - -(-w // grid) < ks["min_save"]:
+        return 0
+    return ks["bytes_per_cta"] * grid
+
+
 def plan(problem: Problem, arch: str, compute_units: int, num_splits: int) -> list[LaunchPlan]:
     """One launch; pointer slots q, k, v, out, lse (lse only with ``return_lse``), cu_seqlens_q / cu_seqlens_k
     (varlen), and for a kernel that loads with TMA (manifest ``tma``) the workspace, where each CTA writes its tensor
@@ -595,6 +611,8 @@ def plan(problem: Problem, arch: str, compute_units: int, num_splits: int) -> li
         slots += ("cu_seqlens_q", "cu_seqlens_k")
     tma = obj.get("tma")
     workspace = tma["align"] + tma["bytes_per_cta"] * grid[0] if tma else 0
+    if tma:   # HOPPER_KSPLIT (manifest ksplit): the key-split last round's partials, past the CTAs' tensor maps
+        workspace += ksplit_bytes(p, obj, tiles, grid[0])
     if tma:
         slots += ("workspace",)
     kernargs = lay.packer().pack(**values)

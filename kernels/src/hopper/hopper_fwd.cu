@@ -258,6 +258,21 @@
 #ifndef HOPPER_TAIL_ROUNDS_D64
 #define HOPPER_TAIL_ROUNDS_D64 8
 #endif
+// issue11aj (helper aj): 1: a stream-K-style key split of the last round of non-causal tiles in the d128 _fk and _bn176
+// kernels (static schedule; fwd_body: KS).  With T tiles on G CTAs (F = T / G whole rounds, R = T % G > 0) and NB key
+// blocks a tile, every CTA runs its F whole tiles, then an equal share [c * W / G, (c + 1) * W / G) of the W = R * NB key
+// blocks of the last R tiles (tile-major), as at most two pieces (contiguous key-block ranges of one tile each).  A piece
+// of a tile that several CTAs share writes each consumer warpgroup's unnormalised O, row maxima and row sums (fp32, 68 x 128
+// words a warpgroup) to its CTA's slot past the tensor maps' workspace, then counts itself on the (tile, warpgroup)'s
+// counter below a.tmaps (tmaps - 3 - (x * NWG + wg)); the last to arrive merges the others' slots into its registers,
+// resets the counter and runs the normal epilogue.  Only where NB - ceil(W / G) >= HOPPER_KSPLIT_MIN_SAVE key blocks
+// (and W >= G, so every CTA's share holds a block); the planner sizes the slots (manifest "ksplit").  0: off (main's)
+#ifndef HOPPER_KSPLIT
+#define HOPPER_KSPLIT 0
+#endif
+#ifndef HOPPER_KSPLIT_MIN_SAVE
+#define HOPPER_KSPLIT_MIN_SAVE 4
+#endif
 // 1: the d64 kernels (not _varlen) decode a tile index (decode: in next_tile, the epilogue and the producer) with unsigned
 // divisions, every operand being >= 0: no IABS / sign fix-ups around each division (cuobjdump of hopper_fwd_bf16_d64: 65
 // IABS -> 15); 0: signed (before, issue11i)
@@ -805,6 +820,26 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
     auto tail_tile = [&](int t) { return t < tail_big ? t : tail_big + (t - tail_big) / NWG; };
     auto tail_wg = [&](int t) { return t < tail_big ? -1 : (t - tail_big) % NWG; };
     auto tail_dead = [&](int t, int m_block) { return tail_wg(t) >= 0 && m_block * BM + tail_wg(t) * 64 >= sq; };
+    // KS (HOPPER_KSPLIT): the key-split last round of the d128 _fk / _bn176 kernels' static non-causal schedule
+    constexpr bool KS = HOPPER_KSPLIT && D == 128 && TMA && (FK || BN == 176) && !SOFTCAP && !STATIC_SIBLING && !VARLEN &&
+                        !DYN_SIBLING && !C2;
+    // ks_geom: whether this problem's last round is split (G CTAs, f whole rounds, nb key blocks a tile, w key blocks in
+    // the last round's tiles)
+    [[maybe_unused]] auto ks_geom = [&](int& G, int& f, int& nb, int& w) -> bool {
+        if (!KS || a.causal || win_left >= 0 || win_right >= 0) return false;
+        G = (int)gridDim.x;
+        const int T = num_tiles;
+        if (T <= G) return false;
+        nb = ceil_div(sk, BN);
+        f = T / G;
+        const int64_t w64 = (int64_t)(T - f * G) * nb;
+        w = (int)w64;
+        return w64 >= G && w64 * G < (1ll << 31) && nb - ceil_div(w, G) >= HOPPER_KSPLIT_MIN_SAVE;
+    };
+    // CTA c's share of the tail starts at key block ks_beg(c) (tile-major); ks_cta(i): the CTA whose share holds block i
+    // (32-bit unsigned: ks_geom needs w * G < 2^31)
+    [[maybe_unused]] auto ks_beg = [&](int c, int w, int G) { return (int)((unsigned)c * (unsigned)w / (unsigned)G); };
+    [[maybe_unused]] auto ks_cta = [&](int i, int w, int G) { return (int)(((unsigned)(i + 1) * (unsigned)G - 1) / (unsigned)w); };
     // hs: (batch, head) pairs per section (per_m: one section, heavy-first over every head).
     // Sections only where tiles are dealt dynamically (this schedule, or one CTA per tile): the
     // snake of a static persistent grid balances only over one heavy-first run (measured: d64 16k
@@ -883,6 +918,57 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
         const int G = gridDim.x, i = blockIdx.x;
         return r * G + ((a.causal && (r & 1)) ? G - 1 - i : i);
     };
+    // KS: the CTA's work items, a table thread 0 writes at bars + 216 before the warpgroups part (ks_table): f (the whole
+    // rounds; INT_MAX: no split), t0 (the tile of the first piece), then lo, hi of its (at most) two pieces (hi 0: none).
+    // (Read from shared memory, not recomputed: the _bn176 producer's 24 registers spilled with the divisions hoisted)
+    [[maybe_unused]] auto ks_table = [&]() {
+        int G = 1, f = 0, nb = 1, w = 1;
+        int e[6] = {0x7fffffff, 0, 0, 0, 0, 0};
+        if (ks_geom(G, f, nb, w)) {
+            const int beg = ks_beg(blockIdx.x, w, G), end = ks_beg(blockIdx.x + 1, w, G);
+            const int x = beg / nb;
+            e[0] = f;
+            e[1] = f * G + x;
+            e[2] = beg - x * nb;
+            e[3] = min(nb, end - x * nb);
+            if ((x + 1) * nb < end) {
+                e[4] = 0;
+                e[5] = end - (x + 1) * nb;
+            }
+        }
+#pragma unroll
+        for (int i = 0; i < 6; ++i) {
+            asm volatile("st.shared.u32 [%0], %1;" ::"r"(bars + 216 + 4 * i), "r"(e[i]) : "memory");
+        }
+    };
+    [[maybe_unused]] auto ks_word = [&](int i) {
+        int v;
+        asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(bars + 216 + 4 * i) : "memory");
+        return v;
+    };
+    // the consumers' current item's first key block (-1: a whole tile): the static schedule's item r_next - 1
+    [[maybe_unused]] auto ks_lo_now = [&](int r) {
+        const int f = ks_word(0);
+        return r >= f ? ks_word(2 + 2 * (r - f)) : -1;
+    };
+    // the CTA's r-th work item's tile (INT_MAX: none left; tile_of(r) for the whole rounds)
+    [[maybe_unused]] auto ks_tile = [&](int r) -> int {
+        const int f = ks_word(0);
+        if (r < f) return tile_of(r);
+        const int j = r - f;
+        if (j > 1 || ks_word(3 + 2 * j) == 0) return 0x7fffffff;
+        return ks_word(1) + j;
+    };
+    // and its key blocks: [lo, hi) for a piece of a tail tile, else lo = -1
+    [[maybe_unused]] auto ks_range = [&](int r, int& lo, int& hi) {
+        const int f = ks_word(0);
+        lo = -1;
+        hi = 0;
+        if (r >= f) {
+            lo = ks_word(2 + 2 * (r - f));
+            hi = ks_word(3 + 2 * (r - f));
+        }
+    };
     // key blocks [.., n_max) of the row block from m0 (those above, no row sees; which blocks need the mask:
     // needs_mask in the consumers)
     auto key_blocks = [&](int m0) {
@@ -919,6 +1005,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
             mbar_init(k_empty(s), 4 * NWG);
             mbar_init(v_empty(s), 4 * NWG);
         }
+        if constexpr (KS) ks_table();
     }
     __syncthreads();
 
@@ -1019,6 +1106,9 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
             } else if (t >= num_tiles) {
                 break;
             }
+            if constexpr (KS) {   // the whole rounds are done: the tail's pieces below (ks_word(0): INT_MAX without a split)
+                if (!dyn && r >= ks_word(0)) break;
+            }
             int m_block, h, b;
             decode(t, m_block, h, b);
             set_seq(b);
@@ -1073,6 +1163,46 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
                      a.v_seq_stride, k_off + n * BN, sk, hk, VARLEN ? 0 : b);
                 if (++stage == STAGES) { stage = 0; phase ^= 1; }
             }
+        }
+        if constexpr (KS) {
+            // the tail's pieces (at most two, ks_table), after the whole rounds: a loop of their own, so the main loop's
+            // registers stay as they were (the _bn176 producer's 24 spilled with the pieces dealt in it); the static
+            // non-causal schedule only, no window: every tile sees keys, nothing past seqlen_q to skip
+            for (int j = 0; j < 2; ++j) {
+                if (dyn || ks_word(0) == 0x7fffffff) break;
+                const int hi = ks_word(3 + 2 * j);
+                if (hi == 0) break;
+                const int lo = ks_word(2 + 2 * j), t = ks_word(1) + j;
+                int m_block, h, b;
+                decode(t, m_block, h, b);
+                const int hk = h / a.group;
+                mbar_wait(q_empty(qs), q_phase ^ 1);
+                if constexpr (PDEC128) {
+                    asm volatile("st.shared.v4.u32 [%0], {%1, %2, %3, %4};" ::"r"(tile_entry(qs)), "r"(m_block), "r"(h), "r"(b),
+                                 "r"(t) : "memory");
+                }
+                load(QRows{}, sQ + qs * Q_BYTES, q_full(qs), map_q, a.q, a.q_batch_stride, a.q_head_stride, a.q_seq_stride,
+                     m_block * BM, sq, h, b);
+                if (++qs == QS) { qs = 0; q_phase ^= 1; }
+                for (int n = hi - 1; n >= lo; --n) {
+                    if constexpr (KAHEAD) {
+                        mbar_wait(k_empty(stage), phase ^ 1);
+                        load(KVRows{}, sK + stage * KV_BYTES, k_full(stage), map_k, a.k, a.k_batch_stride, a.k_head_stride,
+                             a.k_seq_stride, n * BN, sk, hk, b);
+                        flush_v();
+                        pv_n = n; pv_hk = hk; pv_b = b; pv_stage = stage; pv_phase = phase;
+                    } else {
+                        mbar_wait(k_empty(stage), phase ^ 1);
+                        load(KVRows{}, sK + stage * KV_BYTES, k_full(stage), map_k, a.k, a.k_batch_stride, a.k_head_stride,
+                             a.k_seq_stride, n * BN, sk, hk, b);
+                        mbar_wait(v_empty(stage), phase ^ 1);
+                        load(KVRows{}, sV + stage * KV_BYTES, v_full(stage), map_v, a.v, a.v_batch_stride, a.v_head_stride,
+                             a.v_seq_stride, n * BN, sk, hk, b);
+                    }
+                    if (++stage == STAGES) { stage = 0; phase ^= 1; }
+                }
+            }
+            if constexpr (KAHEAD) flush_v();   // the last piece's last V block
         }
         return;
     }
@@ -1163,7 +1293,11 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
                 t = __shfl_sync(0xffffffffu, t, 0);
                 if (t < 0) return -1;
             } else {
-                t = tile_of(r_next++);
+                if constexpr (KS) {
+                    t = ks_tile(r_next++);
+                } else {
+                    t = tile_of(r_next++);
+                }
                 if (t >= num_tiles) return -1;
             }
             if constexpr (DEC1 && !VARLEN) {   // (varlen: the decode below sets the tile's sequence, set_seq)
@@ -1804,6 +1938,11 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
             row0 = m_block * BM + wg * WG_ROWS + row_local;
             row1 = row0 + 8;
             if constexpr (WG_SKIP) n_max = nw;   // this warpgroup's blocks (wg_skip_turns)
+            if constexpr (KS) {   // the current item is the CTA's (r_next - 1)-th (next_tile takes one a call)
+                int lo, hi;
+                ks_range(r_next - 1, lo, hi);
+                if (lo >= 0) n_max = hi;
+            }
         }
 #pragma unroll
         for (int i = 0; i < DC / 2; ++i) o[i] = 0.f;
@@ -1822,7 +1961,8 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
         uint32_t vph = kph;
         if (++kst == STAGES) { kst = 0; kph ^= 1; }
 
-        for (n = n_max - 2; n >= first_block(); --n) {
+        // (KS: a piece's first block read from the table at each test, not held through the loop: registers)
+        for (n = n_max - 2; n >= (KS ? max(ks_lo_now(r_next - 1), first_block()) : first_block()); --n) {
             mbar_wait(k_full(kst), kph);
             mbar_wait(v_full(vst), vph);
             if constexpr (!TMA) fence_proxy_async();
@@ -1879,6 +2019,81 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
                 if (t < 0) break;
                 first_qk();
                 continue;
+            }
+        }
+        if constexpr (KS) {   // a piece of a tail tile that other CTAs share: its partial out, or the merge of all
+            const int kr = r_next - 1 - (FUSE ? 1 : 0);   // this item's index (FUSE: next_tile already took the next)
+            int G = 1, f = 0, nb = 1, w = 1;
+            if (kr >= ks_word(0) && ks_geom(G, f, nb, w)) {
+                const int c = blockIdx.x, kj = kr - f;
+                const int x = ks_word(1) + kj - f * G;   // the tail tile
+                const int c_first = ks_cta(x * nb, w, G), c_last = ks_cta((x + 1) * nb - 1, w, G);
+                if (c_last > c_first) {
+                    constexpr int KS_WORDS = (DC / 2 + 4) * 128;   // a warpgroup's partial: O, then mx0, mx1, l0, l1
+                    const uint64_t ks_base = ((a.tmaps + 127) & ~(uint64_t)127) + (uint64_t)G * (128 * NMAPS);
+                    auto ks_slot = [&](int cc, int j) {
+                        return reinterpret_cast<float*>(ks_base) + ((int64_t)(cc * 2 + j) * NWG + wg) * KS_WORDS + tid;
+                    };
+                    float* mine = ks_slot(c, kj);
+#pragma unroll
+                    for (int i = 0; i < DC / 2; ++i) {
+                        __stcg(mine + i * 128, o[i]);
+                    }
+                    __stcg(mine + (DC / 2) * 128, mx0);
+                    __stcg(mine + (DC / 2 + 1) * 128, mx1);
+                    __stcg(mine + (DC / 2 + 2) * 128, l0);
+                    __stcg(mine + (DC / 2 + 3) * 128, l1);
+                    __threadfence();
+                    named_sync(NWG + 1 + wg, 128);
+                    const uint32_t word = bars + 240 + 4 * wg;
+                    if (tid == 0) {
+                        int* cnt = reinterpret_cast<int*>(a.tmaps) - 3 - (x * NWG + wg);
+                        const int old = atomicAdd(cnt, 1);
+                        if (old == c_last - c_first) atomicExch(cnt, 0);   // every piece has counted: back to 0
+                        asm volatile("st.shared.u32 [%0], %1;" ::"r"(word), "r"(old) : "memory");
+                    }
+                    named_sync(NWG + 1 + wg, 128);
+                    int old;
+                    asm volatile("ld.shared.u32 %0, [%1];" : "=r"(old) : "r"(word) : "memory");
+                    if (old != c_last - c_first) {   // not the last piece: another CTA merges
+                        if constexpr (FUSE) {
+                            t = t_next;
+                            if (t < 0) {
+                                wgmma_wait<0>();
+                                break;
+                            }
+                            continue;
+                        } else {
+                            t = next_tile();
+                            if (t < 0) break;
+                            first_qk();
+                            continue;
+                        }
+                    }
+                    __threadfence();
+                    for (int cc = c_first; cc <= c_last; ++cc) {
+                        if (cc == c) continue;
+                        const float* src = ks_slot(cc, x - ks_beg(cc, w, G) / nb);
+                        const float pm0 = __ldcg(src + (DC / 2) * 128), pm1 = __ldcg(src + (DC / 2 + 1) * 128);
+                        const float pl0 = __ldcg(src + (DC / 2 + 2) * 128), pl1 = __ldcg(src + (DC / 2 + 3) * 128);
+                        const float M0 = fmaxf(mx0, pm0), M1 = fmaxf(mx1, pm1);
+                        const float fa0 = mx0 == NEG_INF ? 0.f : ex2((mx0 - M0) * sl2);
+                        const float fb0 = pm0 == NEG_INF ? 0.f : ex2((pm0 - M0) * sl2);
+                        const float fa1 = mx1 == NEG_INF ? 0.f : ex2((mx1 - M1) * sl2);
+                        const float fb1 = pm1 == NEG_INF ? 0.f : ex2((pm1 - M1) * sl2);
+#pragma unroll
+                        for (int i = 0; i < DC / 8; ++i) {
+                            o[4 * i] = fmaf(o[4 * i], fa0, __ldcg(src + (4 * i) * 128) * fb0);
+                            o[4 * i + 1] = fmaf(o[4 * i + 1], fa0, __ldcg(src + (4 * i + 1) * 128) * fb0);
+                            o[4 * i + 2] = fmaf(o[4 * i + 2], fa1, __ldcg(src + (4 * i + 2) * 128) * fb1);
+                            o[4 * i + 3] = fmaf(o[4 * i + 3], fa1, __ldcg(src + (4 * i + 3) * 128) * fb1);
+                        }
+                        l0 = fmaf(l0, fa0, pl0 * fb0);
+                        l1 = fmaf(l1, fa1, pl1 * fb1);
+                        mx0 = M0;
+                        mx1 = M1;
+                    }
+                }
             }
         }
 

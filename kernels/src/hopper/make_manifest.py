@@ -125,7 +125,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
                          "epi_smem_d128", "epi_smem_d64", "epi_v4_d128",
                          "epi_tma_d128", "rescale_in_turn_d128", "rescale_vote_d128", "desc_add_d128", "decode_once_d128", "wg_skip_d64",
                          "window", "epi_tma_d64", "decode_once_d64", "s4_stages_d64", "tail_split_d64", "tail_rounds_d64",
-                         "c2_stages_d64", "c2_desc_add_d64", "dec1_causal_d128", "desc_add_d64", "pdec_d128", "smx_tree_d128", "c2_defer_d64", "pv_late_d64", "param_maps_c2", "c2q3_kahead_d64", "param_maps_fk", "c2_kvwait_d64"}
+                         "c2_stages_d64", "c2_desc_add_d64", "dec1_causal_d128", "desc_add_d64", "pdec_d128", "smx_tree_d128", "c2_defer_d64", "pv_late_d64", "param_maps_c2", "c2q3_kahead_d64", "param_maps_fk", "c2_kvwait_d64", "ksplit", "ksplit_min_save"}
     if unknown:
         raise SystemExit(f"make_manifest: unknown option(s) {sorted(unknown)}")
     qs = {64: int(q_stages), 96: 2, 128: int(kv.get("q_stages_d128", q_stages)), 256: 1}
@@ -248,6 +248,11 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
             objects[-1]["fused_turn"] = objects[-1]["k_ahead"] = True
         if param_maps and maps_offset is not None:   # HOPPER_PARAM_MAPS_C2 / _FK: hopper_fwd_args, then the host's maps
             objects[-1]["param_maps"] = {"struct": "hopper_fwd_maps", "offset": maps_offset, "align": maps_align}
+        # HOPPER_KSPLIT (issue11aj): hopper_fwd.cu's KS, the d128 _fk / _bn176 kernels (not _softcap / _varlen); bytes_per_cta:
+        # the partials' slots past the tensor maps' scratch, two pieces a CTA, a warpgroup's 68 x 128 fp32 words each
+        if (kv.get("ksplit", "0") == "1" and d == 128 and m[3] in ("_fk", "_bn176") and not m[4] and not m[5]):
+            objects[-1]["ksplit"] = {"bytes_per_cta": 2 * kwg * (d // 2 + 4) * 128 * 4,
+                                     "min_save": int(kv.get("ksplit_min_save", "4"))}
         if c2 and int(kv.get("c2_kvwait_d64", "0")):   # HOPPER_C2_KVWAIT_D64: how the _c2 / _c2q3 kernels wait (bits)
             objects[-1]["kv_wait"] = int(kv["c2_kvwait_d64"])
         if m[3] == "_c2q3" and on("c2q3_kahead_d64"):   # HOPPER_C2Q3_KAHEAD_D64: K(n - 1) loaded before V(n)
