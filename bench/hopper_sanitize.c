@@ -154,6 +154,9 @@ static double set_scales(struct hopper_fwd_args* a, int d) {
     return scale;
 }
 
+/* HOPPER_KSPLIT (issue11aj, manifest "ksplit"): the partials' slots of the key-split last round after the tensor maps'
+   scratch, per CTA (two pieces x two warpgroups x 68 x 128 fp32) */
+#define KSPLIT_BYTES_PER_CTA 139264
 /* launch fn over min(tiles, grid_cap) CTAs (into *grid) and wait.  Tensor-map scratch of TMA kernels: 128 + 512 bytes
    per CTA (384 used, 512 with the O map of HOPPER_EPI_TMA_D128; unused by the others), after 256 zeroed bytes as the
    runtime's workspace has (the dynamic causal schedule counts in the two int32 below tmaps and must leave them at 0).
@@ -163,7 +166,7 @@ static int launch(CUfunction fn, struct hopper_fwd_args* a, int tiles, int grid_
     *grid = (unsigned)(tiles < grid_cap ? tiles : grid_cap);
     CUdeviceptr dt;
     int zeros[64] = {0}, after[64];
-    CK(cuMemAlloc(&dt, 256 + 128 + 512 * (size_t)*grid));
+    CK(cuMemAlloc(&dt, 256 + 128 + (512 + KSPLIT_BYTES_PER_CTA) * (size_t)*grid));
     CK(cuMemcpyHtoD(dt, zeros, sizeof zeros));
     a->tmaps = dt + 256;
     if (g_maps_off[g_kind] > 0) {   /* hopper_fwd_args, zeros, then the four maps (hopper_fwd_maps), one buffer */
@@ -471,6 +474,10 @@ int main(int argc, char** argv) {
         bad += !run_case(fn, shared[i], 1, 500, 150, 4, 4, d, 1, 3);
         /* non-causal, 12 tiles of 192 rows on 11 CTAs: the d64 tail split (HOPPER_TAIL_SPLIT_D64), pieces past sq */
         bad += !run_case(fn, shared[i], 1, 1000, 300, 2, 1, d, 0, 11);
+        /* non-causal, 10 tiles of 128 rows on 3 CTAs, 2000 keys (ragged), GQA: HOPPER_KSPLIT's key-split last round
+           (the three CTAs share the last tile's 16 / 12 key blocks; the _fk / _bn176 kernels of a KSPLIT=1 build) */
+        if (d == 128 && (strstr(names[i], "_fk") || strstr(names[i], "_bn176")) && !g_softcap)
+            bad += !run_case(fn, shared[i], 1, 640, 2000, 2, 1, d, 0, 3);
         /* sliding windows: causal with a left edge (several tiles per CTA), (left, right) with sq < sk, and (0, 0)
            with sq > sk (rows and whole tiles that see no key) */
         bad += !run_case_w(fn, shared[i], 2, 600, 600, 4, 2, d, 1, 5, 100, 0);

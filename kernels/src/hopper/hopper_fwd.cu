@@ -1924,6 +1924,10 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
     }
 
     first_qk();
+    // KS_REG: the _fk consumers hold a piece's first key block in a register through the loop (call aj1, H100: the table
+    // read at each loop test cost _fk 4-5%, the short non-split row included); the _bn176 ones read it (registers)
+    constexpr bool KS_REG = KS && FK;
+    [[maybe_unused]] int ks_lo_reg = -1;
     for (;;) {
         int n_max;
         {
@@ -1942,6 +1946,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
                 int lo, hi;
                 ks_range(r_next - 1, lo, hi);
                 if (lo >= 0) n_max = hi;
+                if constexpr (KS_REG) ks_lo_reg = lo;
             }
         }
 #pragma unroll
@@ -1962,7 +1967,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
         if (++kst == STAGES) { kst = 0; kph ^= 1; }
 
         // (KS: a piece's first block read from the table at each test, not held through the loop: registers)
-        for (n = n_max - 2; n >= (KS ? max(ks_lo_now(r_next - 1), first_block()) : first_block()); --n) {
+        for (n = n_max - 2; n >= (KS ? max(KS_REG ? ks_lo_reg : ks_lo_now(r_next - 1), first_block()) : first_block()); --n) {
             mbar_wait(k_full(kst), kph);
             mbar_wait(v_full(vst), vph);
             if constexpr (!TMA) fence_proxy_async();
