@@ -158,6 +158,6 @@ def test_unmarked_kernels_get_no_partials(monkeypatch):
 def test_make_manifest_knows_the_ksplit_options():
     src = (ROOT / "kernels" / "src" / "hopper" / "make_manifest.py").read_text()
     assert '"ksplit", "ksplit_min_save"' in src
-    assert 'objects[-1]["ksplit"]' in src
+    assert 'objects[-1]["ksplit"]' in src and 'kv.get("ksplit", "0") in ("1", "2")' in src
     sh = (ROOT / "scripts" / "build" / "hopper.sh").read_text()
     assert "KSPLIT=${KSPLIT:-0}" in sh and '"ksplit=$KSPLIT"' in sh

@@ -74,7 +74,7 @@ PARAM_MAPS_FK=${PARAM_MAPS_FK:-1}   # 1: the d128 _fk kernels take host-made ten
 C2_KVWAIT_D64=${C2_KVWAIT_D64:-6}   # the _c2 / _c2q3 mbarrier waits: 6 = the boundary waits Q and V together, the steady block tests K before its PV (0 before call v5, 2026-11-27 session 6)
 C2_CAUSAL_Q3_D64=${C2_CAUSAL_Q3_D64:-1}   # 1: also the _c2q3 kernels (the _c2 kernel with three Q buffers; the planner runs them for causal _c2 problems; none before call a2, 2026-11-27 session 5)
 C2Q3_KAHEAD_D64=${C2Q3_KAHEAD_D64:-1}   # 1: the _c2q3 producer loads K(n - 1) before V(n), as the _fk siblings (0 before call ad1, 2026-11-27 session 5)
-KSPLIT=${KSPLIT:-0}           # 1: the d128 _fk / _bn176 kernels split the last round's non-causal tiles by key ranges over every CTA, stream-K style (issue11aj; none before)
+KSPLIT=${KSPLIT:-0}           # 1: the d128 _fk / _bn176 kernels split the last round's non-causal tiles by key ranges over every CTA, stream-K style (issue11aj; none before); 2: the same with warp-uniform piece bounds in the consumers (call aj2: 1's cost where nothing splits)
 KSPLIT_MIN_SAVE=${KSPLIT_MIN_SAVE:-4}   # ... only where that saves at least this many key blocks of the last round
 UDIV_D64=${UDIV_D64:-1}         # 1: the d64 kernels (not _varlen) decode tile indices with unsigned divisions (0: signed, before 2026-11-27)
 VARLEN_SIBLINGS=${VARLEN_SIBLINGS:-1}     # 1: also the hopper_fwd_<dtype>_d<D>[_softcap]_varlen kernels (cu_seqlens; none before issue11h)

@@ -266,7 +266,8 @@
 // words a warpgroup) to its CTA's slot past the tensor maps' workspace, then counts itself on the (tile, warpgroup)'s
 // counter below a.tmaps (tmaps - 3 - (x * NWG + wg)); the last to arrive merges the others' slots into its registers,
 // resets the counter and runs the normal epilogue.  Only where NB - ceil(W / G) >= HOPPER_KSPLIT_MIN_SAVE key blocks
-// (and W >= G, so every CTA's share holds a block); the planner sizes the slots (manifest "ksplit").  0: off (main's)
+// (and W >= G, so every CTA's share holds a block); the planner sizes the slots (manifest "ksplit").  2: the same, the consumers'
+// piece bounds computed from the parameters (warp-uniform: KS_UNI) and a non-merging piece's stores predicated off.  0: off (main's)
 #ifndef HOPPER_KSPLIT
 #define HOPPER_KSPLIT 0
 #endif
@@ -946,6 +947,23 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
         asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(bars + 216 + 4 * i) : "memory");
         return v;
     };
+    // KS_UNI (HOPPER_KSPLIT == 2): the consumers compute their items from the kernel parameters, gridDim and blockIdx (values
+    // ptxas knows warp-uniform) instead of reading the table (an ld.shared in inline asm is not: call aj2 found the _fk steady
+    // loop's stage / descriptor arithmetic off the uniform datapath, +31 R2UR, and the build 1-4.5% slower where nothing splits)
+    constexpr bool KS_UNI = KS && HOPPER_KSPLIT == 2;
+    // item r: its tile (INT_MAX: none left), and for a piece its key blocks [lo, hi) (lo = -1: a whole tile, tile_of(r))
+    [[maybe_unused]] auto ks_item_u = [&](int r, int& lo, int& hi) -> int {
+        lo = -1;
+        hi = 0;
+        int G = 1, f = 0, nb = 1, w = 1;
+        if (!ks_geom(G, f, nb, w) || r < f) return tile_of(r);
+        const int beg = ks_beg(blockIdx.x, w, G), end = ks_beg(blockIdx.x + 1, w, G);
+        const int x = beg / nb + (r - f);
+        if (r - f > 1 || x * nb >= end) return 0x7fffffff;
+        lo = max(beg - x * nb, 0);
+        hi = min(nb, end - x * nb);
+        return f * G + x;
+    };
     // the consumers' current item's first key block (-1: a whole tile): the static schedule's item r_next - 1
     [[maybe_unused]] auto ks_lo_now = [&](int r) {
         const int f = ks_word(0);
@@ -1294,7 +1312,12 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
                 if (t < 0) return -1;
             } else {
                 if constexpr (KS) {
-                    t = ks_tile(r_next++);
+                    if constexpr (KS_UNI) {
+                        int lo_, hi_;
+                        t = ks_item_u(r_next++, lo_, hi_);
+                    } else {
+                        t = ks_tile(r_next++);
+                    }
                 } else {
                     t = tile_of(r_next++);
                 }
@@ -1926,7 +1949,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
     first_qk();
     // KS_REG: the _fk consumers hold a piece's first key block in a register through the loop (call aj1, H100: the table
     // read at each loop test cost _fk 4-5%, the short non-split row included); the _bn176 ones read it (registers)
-    constexpr bool KS_REG = KS && FK;
+    constexpr bool KS_REG = KS && (FK || KS_UNI);
     [[maybe_unused]] int ks_lo_reg = -1;
     for (;;) {
         int n_max;
@@ -1944,7 +1967,11 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
             if constexpr (WG_SKIP) n_max = nw;   // this warpgroup's blocks (wg_skip_turns)
             if constexpr (KS) {   // the current item is the CTA's (r_next - 1)-th (next_tile takes one a call)
                 int lo, hi;
-                ks_range(r_next - 1, lo, hi);
+                if constexpr (KS_UNI) {
+                    ks_item_u(r_next - 1, lo, hi);
+                } else {
+                    ks_range(r_next - 1, lo, hi);
+                }
                 if (lo >= 0) n_max = hi;
                 if constexpr (KS_REG) ks_lo_reg = lo;
             }
@@ -2026,12 +2053,15 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
                 continue;
             }
         }
+        // KS: false for a piece that another CTA merges; its epilogue then stores nothing (KS_UNI: a predicate on the stores
+        // rather than a branch around the epilogue, so the loop's state stays on paths ptxas knows warp-uniform)
+        bool ks_keep = true;
         if constexpr (KS) {   // a piece of a tail tile that other CTAs share: its partial out, or the merge of all
             const int kr = r_next - 1 - (FUSE ? 1 : 0);   // this item's index (FUSE: next_tile already took the next)
             int G = 1, f = 0, nb = 1, w = 1;
-            if (kr >= ks_word(0) && ks_geom(G, f, nb, w)) {
+            if ((KS_UNI || kr >= ks_word(0)) && ks_geom(G, f, nb, w) && kr >= f) {
                 const int c = blockIdx.x, kj = kr - f;
-                const int x = ks_word(1) + kj - f * G;   // the tail tile
+                const int x = ks_beg(c, w, G) / nb + kj;   // the tail tile
                 const int c_first = ks_cta(x * nb, w, G), c_last = ks_cta((x + 1) * nb - 1, w, G);
                 if (c_last > c_first) {
                     constexpr int KS_WORDS = (DC / 2 + 4) * 128;   // a warpgroup's partial: O, then mx0, mx1, l0, l1
@@ -2060,7 +2090,8 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
                     named_sync(NWG + 1 + wg, 128);
                     int old;
                     asm volatile("ld.shared.u32 %0, [%1];" : "=r"(old) : "r"(word) : "memory");
-                    if (old != c_last - c_first) {   // not the last piece: another CTA merges
+                    if (KS_UNI) ks_keep = old == c_last - c_first;
+                    if (!KS_UNI && old != c_last - c_first) {   // not the last piece: another CTA merges
                         if constexpr (FUSE) {
                             t = t_next;
                             if (t < 0) {
@@ -2077,7 +2108,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
                     }
                     __threadfence();
                     for (int cc = c_first; cc <= c_last; ++cc) {
-                        if (cc == c) continue;
+                        if (cc == c || !ks_keep) continue;
                         const float* src = ks_slot(cc, x - ks_beg(cc, w, G) / nb);
                         const float pm0 = __ldcg(src + (DC / 2) * 128), pm1 = __ldcg(src + (DC / 2 + 1) * 128);
                         const float pl0 = __ldcg(src + (DC / 2 + 2) * 128), pl1 = __ldcg(src + (DC / 2 + 3) * 128);
@@ -2113,7 +2144,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
         if constexpr (DEC1) { cm = tm; ch = th; cb = tb; }
         else if constexpr (PDEC) tile_info_read((qs + QS * (q_phase & 1) + 2 * QS - 1) % (2 * QS), cm, ch, cb);   // the slot before qs
         else decode(t, cm, ch, cb);
-        if (a.lse && lane % 4 == 0) {
+        if (a.lse && lane % 4 == 0 && ks_keep) {
             float* lse_ptr = lse_base(cb, ch);
             if (row0 < sq) lse_ptr[row0] = l0 > 0.f ? (mx0 * sl2 + __log2f(l0)) * LN2 : NEG_INF;
             if (row1 < sq) lse_ptr[row1] = l1 > 0.f ? (mx1 * sl2 + __log2f(l1)) * LN2 : NEG_INF;
@@ -2157,7 +2188,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
                 asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
                              : "=r"(v4.x), "=r"(v4.y), "=r"(v4.z), "=r"(v4.w)
                              : "r"(so + (c / 8) * (WG_ROWS * 128) + r * 128 + (((c % 8) ^ (r & 7)) << 4)) : "memory");
-                if (g0 + r < sq) {
+                if (g0 + r < sq && ks_keep) {
                     uint16_t* dst = out + (int64_t)(g0 + r) * a.o_seq_stride + c * 8;
                     if constexpr (D == 64 || HOPPER_EPI_V4_D128)
                         asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};"
@@ -2171,7 +2202,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
                 // stores the warpgroup's 64 rows (rows >= sq are not written)
                 asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
                 named_sync(NWG + 1 + wg, 128);
-                if (tid == 0) {
+                if (tid == 0 && ks_keep) {
 #pragma unroll
                     for (int c = 0; c < DS / 64; ++c) tma_store(o_map(), so + c * (WG_ROWS * 128), 64 * c, g0, ch, cb);
                     asm volatile("cp.async.bulk.commit_group;" ::: "memory");
@@ -2202,8 +2233,8 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
             uint16_t* o1 = o0 + 8 * a.o_seq_stride;
 #pragma unroll
             for (int i = 0; i < D / 8; ++i) {
-                if (row0 < sq) *reinterpret_cast<uint32_t*>(o0 + 8 * i) = E::pack(o[4 * i] * inv0, o[4 * i + 1] * inv0);
-                if (row1 < sq) *reinterpret_cast<uint32_t*>(o1 + 8 * i) = E::pack(o[4 * i + 2] * inv1, o[4 * i + 3] * inv1);
+                if (row0 < sq && ks_keep) *reinterpret_cast<uint32_t*>(o0 + 8 * i) = E::pack(o[4 * i] * inv0, o[4 * i + 1] * inv0);
+                if (row1 < sq && ks_keep) *reinterpret_cast<uint32_t*>(o1 + 8 * i) = E::pack(o[4 * i + 2] * inv1, o[4 * i + 3] * inv1);
             }
         }
         if constexpr (FUSE) {   // the next tile's first QK^T is in flight (the loop head waits for it)

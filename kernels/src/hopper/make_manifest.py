@@ -250,7 +250,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
             objects[-1]["param_maps"] = {"struct": "hopper_fwd_maps", "offset": maps_offset, "align": maps_align}
         # HOPPER_KSPLIT (issue11aj): hopper_fwd.cu's KS, the d128 _fk / _bn176 kernels (not _softcap / _varlen); bytes_per_cta:
         # the partials' slots past the tensor maps' scratch, two pieces a CTA, a warpgroup's 68 x 128 fp32 words each
-        if (kv.get("ksplit", "0") == "1" and d == 128 and m[3] in ("_fk", "_bn176") and not m[4] and not m[5]):
+        if (kv.get("ksplit", "0") in ("1", "2") and d == 128 and m[3] in ("_fk", "_bn176") and not m[4] and not m[5]):
             objects[-1]["ksplit"] = {"bytes_per_cta": 2 * kwg * (d // 2 + 4) * 128 * 4,
                                      "min_save": int(kv.get("ksplit_min_save", "4"))}
         if c2 and int(kv.get("c2_kvwait_d64", "0")):   # HOPPER_C2_KVWAIT_D64: how the _c2 / _c2q3 kernels wait (bits)
