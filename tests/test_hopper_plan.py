@@ -1293,3 +1293,12 @@ def test_fk_param_maps_refused_maps_fall_back_to_d128(monkeypatch):
     assert hopper.kernel_name(p, hopper.manifest("sm_90a")["by_name"], 132) == "fwd_bf16_d128"
     assert hopper.kernel_name(problem(b=2, sq=256, sk=256, hq=8, hk=8, d=128), hopper.manifest("sm_90a")["by_name"],
                               132) == "fwd_bf16_d128_fk"
+
+
+def test_shipped_kernels_record_fast_rcp():
+    """HOPPER_FAST_RCP (session 7, call ak1): every kernel of the committed cubin takes a tile's 1 / l by rcp.approx, and
+    the manifest says so (make_manifest's ``fast_rcp`` mark, passed by scripts/build/hopper.sh's FAST_RCP, default 1)."""
+    objs = json.loads((CO / "hopper_manifest.json").read_text())["objects"]
+    assert objs and all(o.get("fast_rcp") is True for o in objs), [o["name"] for o in objs if not o.get("fast_rcp")]
+    sh = (ROOT / "scripts" / "build" / "hopper.sh").read_text()
+    assert "FAST_RCP=${FAST_RCP:-1}" in sh and '"fast_rcp=$FAST_RCP"' in sh
