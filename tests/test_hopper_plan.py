@@ -1302,3 +1302,12 @@ def test_shipped_kernels_record_fast_rcp():
     assert objs and all(o.get("fast_rcp") is True for o in objs), [o["name"] for o in objs if not o.get("fast_rcp")]
     sh = (ROOT / "scripts" / "build" / "hopper.sh").read_text()
     assert "FAST_RCP=${FAST_RCP:-1}" in sh and '"fast_rcp=$FAST_RCP"' in sh
+
+
+def test_shipped_kernels_record_the_short_causal_l2_sections():
+    """HOPPER_L2_SHORT_SK / _KB (session 7, call al1): causal problems of at most 512 keys take 4096-KiB L2 sections; the
+    manifest records the rule on every kernel that records L2 sections (make_manifest's ``l2_short`` mark)."""
+    objs = json.loads((CO / "hopper_manifest.json").read_text())["objects"]
+    with_sections = [o for o in objs if o.get("l2_section_kb")]
+    assert with_sections and all(o.get("l2_short") == {"max_seqlen_k": 512, "kb": 4096} for o in with_sections)
+    assert not any(o.get("l2_short") for o in objs if not o.get("l2_section_kb"))

@@ -189,7 +189,7 @@ def test_manifest_records_tma_for_the_varlen_kernels_in_builds_without_tma_d64_d
 
     shutil.copy(CO / "hopper_fwd.cubin", tmp_path / "hopper_fwd.cubin")
     opts = ["q_stages_d128=2", "tma_d64=0", "tma_d128=0", "bn_d128=128", "regs_2wg=24/240", "bn_d256=64",
-            "d96_compute=96", "dyn_causal=1", "dyn_d64=1", "l2_section_kb=16384", "l2_section_mode=1", "epi_smem_d128=1",
+            "d96_compute=96", "dyn_causal=1", "dyn_d64=1", "l2_section_kb=16384", "l2_section_mode=1", "l2_short_sk=512", "l2_short_kb=4096", "epi_smem_d128=1",
             "epi_smem_d64=2", "epi_v4_d128=0", "epi_tma_d128=1", "rescale_in_turn_d128=1", "rescale_vote_d128=0",
             "desc_add_d128=1", "decode_once_d128=1", "wg_skip_d64=1", "window=1", "epi_tma_d64=1", "decode_once_d64=1",
             "s4_stages_d64=4", "tail_split_d64=1", "tail_rounds_d64=8",

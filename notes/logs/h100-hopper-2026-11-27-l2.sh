@@ -1,17 +1,16 @@
 #!/bin/bash
-# lead call l2 (2026-11-27 session 3): main 7722b82 (cubin 6873dec5...: + HOPPER_SMX_TREE_D128 (d128 / _fk .text = helper-38's
-# smx1_d128) + HOPPER_C2_DEFER_D64 (_c2 .text = helper-37's d_d64), each checked and bf16-racechecked in its helper's
-# call): check, tests/gpu, fp16+bf16 memcheck / synccheck / racecheck over KRE (default _d128, _d128_fk, _c2), then
-# `pyhipattn bench` (paired, 5 rounds)
+# call l2 (the lead, session 7): the causal tile order's L2 sections (build L2_SECTION_KB: 16384 shipped; 4096, 65536, 0 =
+# none) on causal rows, paired timing, 7 rounds; base = a copy of the shipped cubin (dbbd65a).
 export PYTHONUNBUFFERED=1
 S=$SECONDS
-nvidia-smi --query-gpu=name,driver_version --format=csv,noheader; sha256sum kernels/co/sm_90a/hopper_fwd.cubin
-t0=$SECONDS; CHECK_S=90 TESTS_S=240 STEPS="check tests" OUT=$OUT/v bash bench/hopper_validate.sh > $OUT/validate.log 2>&1; echo "check+tests rc=$? ($((SECONDS-t0))s)"
-tail -3 $OUT/validate.log
-t0=$SECONDS; KERNELS="${KRE:-_d128(_fk)?\$|_c2\$}" LIMIT=40 STEPS=sanitize OUT=$OUT/s timeout 170 bash bench/hopper_validate.sh > $OUT/sanitize.log 2>&1; echo "sanitize rc=$? ($((SECONDS-t0))s)"
-grep "^sanitize" $OUT/sanitize.log | tail -6
-t0=$SECONDS; timeout 200 python3 -m pyhipattn bench --rounds 5 --out $OUT/b > $OUT/bench.log 2>&1; echo "bench rc=$? ($((SECONDS-t0))s)"
-cp $OUT/b/results.json $OUT/bench.json; cp $OUT/b/results.png $OUT/bench.png; cp $OUT/v/gpu-tests.log $OUT/gpu-tests.log
-(cd $OUT && find . -name hopper_sanitize -delete; tar czf rest.tgz v s b && rm -rf v s b)
-tail -50 $OUT/bench.log
-echo "total wall $((SECONDS-S))s"
+L=.dev-l2; V=$L/v
+OUT=${OUT:-/tmp/l2-out}; mkdir -p $OUT
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
+rm -rf $V && tar -xJf $L/v.tar.xz -C $L && cp -r $V/base $V/aa
+sha256sum $V/*/hopper_fwd.cubin | cut -c1-16,65-
+R="32,32,32,512,512,64,1;16,32,32,1024,1024,64,1;8,32,32,2048,2048,64,1;32,16,16,512,512,128,1;8,16,16,2048,2048,128,1;2,64,8,4096,4096,128,1;4,32,8,4096,4096,128,1"
+HOPPER_DEV_ROUNDS=7 HOPPER_DEV_SHAPES="$R" HOPPER_DEV_PORTABLE=0 HOPPER_DEV_PEERS=cudnn HOPPER_DEV_PGRID=none OUT=$OUT \
+  timeout 200 python3 bench/hopper_dev.py time $V/base $V/aa $V/l2s4096 $V/l2s65536 $V/l2s0 > $OUT/time.log 2>&1; echo "time rc=$?"
+grep -E "failed|Error" $OUT/time.log | head -3
+echo "wall $((SECONDS-S))s"
+python3 $L/ratios.py $OUT/hopper_time.json aa l2s4096 l2s65536 l2s0

@@ -20,6 +20,7 @@
 #   PARAM_MAPS_FK=0 OUT=/tmp/k scripts/build/hopper.sh   # the d128 _fk kernels make their tensor maps in the kernel (before call af2)
 #   C2_KVWAIT_D64=0 OUT=/tmp/w scripts/build/hopper.sh   # the _c2 kernels' mbarrier waits one by one (before call v5)
 #   FAST_RCP=0 OUT=/tmp/r scripts/build/hopper.sh   # a tile's 1 / l by the IEEE division (before call ak1)
+#   L2_SHORT_SK=0 OUT=/tmp/s scripts/build/hopper.sh   # short causal problems in 16384-KiB L2 sections too (before call al1)
 #   NVCC_EXTRA="-DHOPPER_PINGPONG=0" OUT=/tmp/y scripts/build/hopper.sh   # experiments (bench/hopper_dev.py)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -53,6 +54,8 @@ DECODE_ONCE_D64=${DECODE_ONCE_D64:-1}   # 1: the d64 consumers decode a tile's m
 DECODE_ONCE_D128=${DECODE_ONCE_D128:-1}           # 1: d128 tiles decoded once at the loop head (0: three times a tile, before issue11h-d128)
 WG_SKIP_D64=${WG_SKIP_D64:-1}       # 1: each consumer warpgroup of the d64 TMA kernels (not the _static siblings) computes only the key blocks its own rows see (0 before issue11g)
 L2_SECTION_KB=${L2_SECTION_KB:-16384}   # causal tile order: sections of heads whose K + V fit this many KiB (0: none, as before 2026-11-26)
+L2_SHORT_SK=${L2_SHORT_SK:-512}   # causal problems of at most this many keys take L2_SHORT_KB KiB sections (0: none, as before call al1, 2026-11-27 session 7)
+L2_SHORT_KB=${L2_SHORT_KB:-4096}
 STATIC_SIBLINGS=${STATIC_SIBLINGS:-1}  # 1: also the _static siblings of the dynamic kernels (d128; d64 with DYN_D64=1)
 WINDOW=${WINDOW:-1}             # 1: every kernel takes sliding windows (hopper_fwd_args.window_left / window_right; 0 before issue11g)
 SOFTCAP_SIBLINGS=${SOFTCAP_SIBLINGS:-1}   # 1: also the hopper_fwd_<dtype>_d<D>_softcap kernels (softcap > 0; none before issue11g)
@@ -86,7 +89,7 @@ flags=(-cubin -O3 -std=c++17 --fmad=true -Werror all-warnings -gencode=arch=comp
        -DHOPPER_TMA_D128="$TMA_D128" -DHOPPER_TMA_D64="$TMA_D64" -DHOPPER_BN_D128="$BN_D128" -DHOPPER_BN176_D128="$BN176_D128"
        -DHOPPER_BN_D256="$BN_D256" -DHOPPER_D96_COMPUTE="$D96_COMPUTE"
        -DHOPPER_REGS_PRODUCER_2WG="${REGS_2WG%/*}" -DHOPPER_REGS_CONSUMER_2WG="${REGS_2WG#*/}" ${NVCC_EXTRA:-})
-flags+=(-DHOPPER_DYN_CAUSAL="$DYN_CAUSAL" -DHOPPER_L2_SECTION_KB="$L2_SECTION_KB" -DHOPPER_DYN_D96="$DYN_D96"
+flags+=(-DHOPPER_DYN_CAUSAL="$DYN_CAUSAL" -DHOPPER_L2_SECTION_KB="$L2_SECTION_KB" -DHOPPER_L2_SHORT_SK="$L2_SHORT_SK" -DHOPPER_L2_SHORT_KB="$L2_SHORT_KB" -DHOPPER_DYN_D96="$DYN_D96"
         -DHOPPER_DYN_D64="$DYN_D64" -DHOPPER_L2_SECTION_MODE="$L2_SECTION_MODE" -DHOPPER_STATIC_SIBLINGS="$STATIC_SIBLINGS"
         -DHOPPER_EPI_SMEM_D128="$EPI_SMEM_D128" -DHOPPER_EPI_SMEM_D64="$EPI_SMEM_D64" -DHOPPER_EPI_V4_D128="$EPI_V4_D128")
 flags+=(-DHOPPER_EPI_TMA_D128="$EPI_TMA_D128" -DHOPPER_RESCALE_IN_TURN_D128="$RESCALE_IN_TURN_D128"
@@ -113,10 +116,10 @@ mkdir -p "$dest"
 cp "$tmp/a.cubin" "$dest/hopper_fwd.cubin"
 python3 "$src/make_manifest.py" sm_90a "$dest" "$STAGES_D64" "$STAGES_D128" "$NWG_D64" "$Q_STAGES" \
   "q_stages_d128=$Q_STAGES_D128" "tma_d64=$TMA_D64" "tma_d128=$TMA_D128" "bn_d128=$BN_D128" "regs_2wg=$REGS_2WG" \
-  "bn_d256=$BN_D256" "d96_compute=$D96_COMPUTE" "dyn_causal=$DYN_CAUSAL" "dyn_d64=$DYN_D64" "l2_section_kb=$L2_SECTION_KB" "l2_section_mode=$L2_SECTION_MODE" \
+  "bn_d256=$BN_D256" "d96_compute=$D96_COMPUTE" "dyn_causal=$DYN_CAUSAL" "dyn_d64=$DYN_D64" "l2_section_kb=$L2_SECTION_KB" "l2_section_mode=$L2_SECTION_MODE" "l2_short_sk=$L2_SHORT_SK" "l2_short_kb=$L2_SHORT_KB" \
   "epi_smem_d128=$EPI_SMEM_D128" "epi_smem_d64=$EPI_SMEM_D64" "epi_v4_d128=$EPI_V4_D128" \
   "epi_tma_d128=$EPI_TMA_D128" "rescale_in_turn_d128=$RESCALE_IN_TURN_D128" "rescale_vote_d128=$RESCALE_VOTE_D128" "desc_add_d128=$DESC_ADD_D128" "decode_once_d128=$DECODE_ONCE_D128" \
   "wg_skip_d64=$WG_SKIP_D64" "window=$WINDOW" "epi_tma_d64=$EPI_TMA_D64" "decode_once_d64=$DECODE_ONCE_D64" \
   "s4_stages_d64=4" "tail_split_d64=$TAIL_SPLIT_D64" "tail_rounds_d64=$TAIL_ROUNDS_D64" \
   "c2_stages_d64=$C2_STAGES_D64" "c2_desc_add_d64=$C2_DESC_D64" "dec1_causal_d128=$DEC1_CAUSAL_D128" "desc_add_d64=$DESC_ADD_D64" "pdec_d128=$PDEC_D128" "smx_tree_d128=$SMX_TREE_D128" "c2_defer_d64=$C2_DEFER_D64" "pv_late_d64=$PV_LATE_D64" "param_maps_c2=$PARAM_MAPS_C2" "c2q3_kahead_d64=$C2Q3_KAHEAD_D64" "param_maps_fk=$PARAM_MAPS_FK" "c2_kvwait_d64=$C2_KVWAIT_D64" "fast_rcp=$FAST_RCP"
-echo "hopper: $dest/hopper_fwd.cubin ($(stat -c %s "$dest/hopper_fwd.cubin") bytes), stages d64 $STAGES_D64 d128 $STAGES_D128, d64 warpgroups $NWG_D64, Q buffers $Q_STAGES (d128 $Q_STAGES_D128), TMA d64 $TMA_D64 d128 $TMA_D128, BN d128 $BN_D128 (+176 kernels: $BN176_D128), setmaxnreg $REGS_2WG, BN d256 $BN_D256, d96 compute $D96_COMPUTE, dynamic causal $DYN_CAUSAL (d64 $DYN_D64, static siblings $STATIC_SIBLINGS), L2 sections $L2_SECTION_KB KiB (mode $L2_SECTION_MODE), d128 O through shared memory $EPI_SMEM_D128, d64 $EPI_SMEM_D64 (d128 st.global.v4 $EPI_V4_D128, TMA store $EPI_TMA_D128, d64 TMA store $EPI_TMA_D64 decode once $DECODE_ONCE_D64), d128 rescale in turn $RESCALE_IN_TURN_D128 vote $RESCALE_VOTE_D128, descriptors by add $DESC_ADD_D128, d128 decode once $DECODE_ONCE_D128, d64 per-warpgroup key blocks $WG_SKIP_D64, windows $WINDOW, softcap siblings $SOFTCAP_SIBLINGS, varlen siblings $VARLEN_SIBLINGS, d64 unsigned decode $UDIV_D64, d128 _fk siblings $FK_D128, d64 _c2 siblings $C2_D64 ($C2_STAGES_D64 stages, descriptors by add $C2_DESC_D64), d128 causal decode once $DEC1_CAUSAL_D128, d64 descriptors by add $DESC_ADD_D64, d128 producer decode $PDEC_D128, d128 max tree $SMX_TREE_D128, _c2 deferred O store $C2_DEFER_D64, d64 late PV wait $PV_LATE_D64, _c2 host-made maps $PARAM_MAPS_C2, _c2q3 kernels $C2_CAUSAL_Q3_D64 (K ahead $C2Q3_KAHEAD_D64), _fk host-made maps $PARAM_MAPS_FK, _c2 waits $C2_KVWAIT_D64, 1 / l by rcp.approx $FAST_RCP"
+echo "hopper: $dest/hopper_fwd.cubin ($(stat -c %s "$dest/hopper_fwd.cubin") bytes), stages d64 $STAGES_D64 d128 $STAGES_D128, d64 warpgroups $NWG_D64, Q buffers $Q_STAGES (d128 $Q_STAGES_D128), TMA d64 $TMA_D64 d128 $TMA_D128, BN d128 $BN_D128 (+176 kernels: $BN176_D128), setmaxnreg $REGS_2WG, BN d256 $BN_D256, d96 compute $D96_COMPUTE, dynamic causal $DYN_CAUSAL (d64 $DYN_D64, static siblings $STATIC_SIBLINGS), L2 sections $L2_SECTION_KB KiB (mode $L2_SECTION_MODE), d128 O through shared memory $EPI_SMEM_D128, d64 $EPI_SMEM_D64 (d128 st.global.v4 $EPI_V4_D128, TMA store $EPI_TMA_D128, d64 TMA store $EPI_TMA_D64 decode once $DECODE_ONCE_D64), d128 rescale in turn $RESCALE_IN_TURN_D128 vote $RESCALE_VOTE_D128, descriptors by add $DESC_ADD_D128, d128 decode once $DECODE_ONCE_D128, d64 per-warpgroup key blocks $WG_SKIP_D64, windows $WINDOW, softcap siblings $SOFTCAP_SIBLINGS, varlen siblings $VARLEN_SIBLINGS, d64 unsigned decode $UDIV_D64, d128 _fk siblings $FK_D128, d64 _c2 siblings $C2_D64 ($C2_STAGES_D64 stages, descriptors by add $C2_DESC_D64), d128 causal decode once $DEC1_CAUSAL_D128, d64 descriptors by add $DESC_ADD_D64, d128 producer decode $PDEC_D128, d128 max tree $SMX_TREE_D128, _c2 deferred O store $C2_DEFER_D64, d64 late PV wait $PV_LATE_D64, _c2 host-made maps $PARAM_MAPS_C2, _c2q3 kernels $C2_CAUSAL_Q3_D64 (K ahead $C2Q3_KAHEAD_D64), _fk host-made maps $PARAM_MAPS_FK, _c2 waits $C2_KVWAIT_D64, 1 / l by rcp.approx $FAST_RCP, short causal L2 sections $L2_SHORT_KB KiB to $L2_SHORT_SK keys"

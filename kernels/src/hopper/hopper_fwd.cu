@@ -78,6 +78,15 @@
 #ifndef HOPPER_L2_SECTION_KB
 #define HOPPER_L2_SECTION_KB 16384
 #endif
+// causal problems of at most HOPPER_L2_SHORT_SK keys take sections of HOPPER_L2_SHORT_KB KiB instead (call l2, session 7:
+// 4096 KiB read 1.012x / 1.009x on causal 32x512 d64 / d128, 0.97-0.99x at 1024-2048 keys; call al1: 0.992-1.026x at
+// 256-512 keys, geomean 1.0118); 0: no such rule
+#ifndef HOPPER_L2_SHORT_SK
+#define HOPPER_L2_SHORT_SK 512
+#endif
+#ifndef HOPPER_L2_SHORT_KB
+#define HOPPER_L2_SHORT_KB 4096
+#endif
 // 1: TMA kernels deal causal tiles out dynamically (an atomic tile counter; see fwd_body)
 // 1: also build hopper_fwd_<dtype>_d96_dyn, the d96 kernels with the dynamic causal schedule (and its 32 / 232
 // register split, which costs non-causal d96 problems 6-8%: the planner runs them on causal problems only).
@@ -827,14 +836,15 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
     // causal on the snake with 4-head sections 0.65x of no sections, 2026-11-26)
     int hs = per_m;
     if (HOPPER_L2_SECTION_KB > 0 && a.causal && (dyn || (int)gridDim.x >= num_tiles)) {
+        const int64_t l2_kb = HOPPER_L2_SHORT_SK > 0 && sk <= HOPPER_L2_SHORT_SK ? HOPPER_L2_SHORT_KB : HOPPER_L2_SECTION_KB;
         if constexpr (HOPPER_L2_SECTION_MODE == 0) {
             const int64_t kv = (int64_t)sk * D * 4 / 1024 / a.group + 1;   // KiB of K + V (2 bytes each) per q head
-            hs = (int)max((int64_t)1, min((int64_t)per_m, (int64_t)HOPPER_L2_SECTION_KB / kv));
+            hs = (int)max((int64_t)1, min((int64_t)per_m, l2_kb / kv));
         } else {
             // units of one KV head's group of q heads (consecutive pairs: h / group is the KV head)
             const int64_t kv = max((int64_t)1, ((int64_t)sk * D * 4 + 1023) / 1024);   // KiB of K + V per KV head
             const int units = per_m / a.group;
-            int per = (int)max((int64_t)1, min((int64_t)units, (int64_t)HOPPER_L2_SECTION_KB / kv));
+            int per = (int)max((int64_t)1, min((int64_t)units, l2_kb / kv));
             if (HOPPER_L2_SECTION_MODE == 1) per = ceil_div(units, ceil_div(units, per));   // even sections
             hs = per * a.group;
         }

@@ -10,7 +10,9 @@ width the d96 kernels' GEMMs compute: 96, or 128 over zero-filled columns; defau
 the d128 TMA kernels with 128-key blocks deal causal tiles out dynamically, with a tile counter just below
 ``tmaps``, and split setmaxnreg 32 / 232), ``dyn_d64`` (0 / 1: so do the d64 kernels when they load with TMA;
 default 0), ``l2_section_kb`` (causal tile order in sections of heads whose K + V fit that many KiB; 0: none),
-``l2_section_mode`` (how sections are sized, hopper_fwd.cu's HOPPER_L2_SECTION_MODE; default 0),
+``l2_section_mode`` (how sections are sized, hopper_fwd.cu's HOPPER_L2_SECTION_MODE; default 0), ``l2_short_sk`` /
+``l2_short_kb`` (HOPPER_L2_SHORT_SK / _KB: causal problems of at most l2_short_sk keys take sections of l2_short_kb KiB;
+default 0: no such rule; recorded beside ``l2_section_kb`` where not 0),
 ``epi_smem_d128`` (0 / 1: the d128 TMA kernels with 128-key blocks and two Q buffers, _static siblings included,
 stage O through a shared-memory buffer of block_m x 128 columns for coalesced stores; recorded as ``epilogue_smem``),
 ``epi_smem_d64`` (0 / 1 / 2: the same for the d64 TMA kernels with two Q buffers, _static siblings included, a buffer
@@ -122,7 +124,7 @@ TMAP_ALIGN = 128
 def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_stages: str, *opts: str) -> None:
     kv = dict(o.split("=", 1) for o in opts)
     unknown = set(kv) - {"tma_d64", "tma_d128", "bn_d128", "q_stages_d128", "regs_2wg", "bn_d256", "d96_compute",
-                         "dyn_causal", "dyn_d64", "l2_section_kb", "l2_section_mode",
+                         "dyn_causal", "dyn_d64", "l2_section_kb", "l2_section_mode", "l2_short_sk", "l2_short_kb",
                          "epi_smem_d128", "epi_smem_d64", "epi_v4_d128",
                          "epi_tma_d128", "rescale_in_turn_d128", "rescale_vote_d128", "desc_add_d128", "decode_once_d128", "wg_skip_d64",
                          "window", "epi_tma_d64", "decode_once_d64", "s4_stages_d64", "tail_split_d64", "tail_rounds_d64",
@@ -281,6 +283,8 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
             objects[-1]["l2_section_kb"] = l2_section_kb
             if l2_section_mode:
                 objects[-1]["l2_section_mode"] = l2_section_mode
+            if int(kv.get("l2_short_sk", "0")):   # HOPPER_L2_SHORT_SK / _KB: short causal problems' sections
+                objects[-1]["l2_short"] = {"max_seqlen_k": int(kv["l2_short_sk"]), "kb": int(kv.get("l2_short_kb", "4096"))}
         if epi:
             objects[-1]["epilogue_smem"] = True
         if epi_mode == 2:
