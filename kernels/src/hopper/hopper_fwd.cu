@@ -522,6 +522,17 @@ __device__ __forceinline__ float ex2(float x) {
     return y;
 }
 
+// the sum of x over the 4 lanes of a quad (the 4 threads that hold one accumulator row's columns)
+__device__ __forceinline__ float quad_sum(float x) {
+    x += __shfl_xor_sync(0xffffffffu, x, 1);
+    return x + __shfl_xor_sync(0xffffffffu, x, 2);
+}
+
+// a row's natural-log LSE from its max m (scores, scaled by sl2 into the exp2 domain) and sum l; -inf where l <= 0
+__device__ __forceinline__ float row_lse(float m, float l, float sl2) {
+    return l > 0.f ? (m * sl2 + __log2f(l)) * LN2 : NEG_INF;
+}
+
 // 1 / l of a row sum l (0 where l is not positive: a row that saw no key); HOPPER_FAST_RCP: rcp.approx
 __device__ __forceinline__ float inv_sum(float l) {
 #if HOPPER_FAST_RCP
@@ -1573,16 +1584,14 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
         [[maybe_unused]] float inv0 = 0.f, inv1 = 0.f;
         // l's row sums, 1 / l and the LSE (HOPPER_C2_DEFER_D64: before the last PV's wait)
         [[maybe_unused]] auto c2_lse = [&](int ch, int cb) {
-            l0 += __shfl_xor_sync(0xffffffffu, l0, 1);
-            l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
-            l1 += __shfl_xor_sync(0xffffffffu, l1, 1);
-            l1 += __shfl_xor_sync(0xffffffffu, l1, 2);
+            l0 = quad_sum(l0);
+            l1 = quad_sum(l1);
             inv0 = inv_sum(l0);
             inv1 = inv_sum(l1);
             if (a.lse && lane % 4 == 0) {
                 float* lse_ptr = lse_base(cb, ch);
-                if (row0 < sq) lse_ptr[row0] = l0 > 0.f ? (mx0 * sl2 + __log2f(l0)) * LN2 : NEG_INF;
-                if (row1 < sq) lse_ptr[row1] = l1 > 0.f ? (mx1 * sl2 + __log2f(l1)) * LN2 : NEG_INF;
+                if (row0 < sq) lse_ptr[row0] = row_lse(mx0, l0, sl2);
+                if (row1 < sq) lse_ptr[row1] = row_lse(mx1, l1, sl2);
             }
         };
         // O * (1 / l) into po (after the last PV's wait)
@@ -1909,10 +1918,8 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
         }
 
         // ---------------- epilogue: O / l, LSE
-        l0 += __shfl_xor_sync(0xffffffffu, l0, 1);
-        l0 += __shfl_xor_sync(0xffffffffu, l0, 2);
-        l1 += __shfl_xor_sync(0xffffffffu, l1, 1);
-        l1 += __shfl_xor_sync(0xffffffffu, l1, 2);
+        l0 = quad_sum(l0);
+        l1 = quad_sum(l1);
         const float inv0 = inv_sum(l0);
         const float inv1 = inv_sum(l1);
         int cm, ch, cb;
@@ -1921,8 +1928,8 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
         else decode(t, cm, ch, cb);
         if (a.lse && lane % 4 == 0) {
             float* lse_ptr = lse_base(cb, ch);
-            if (row0 < sq) lse_ptr[row0] = l0 > 0.f ? (mx0 * sl2 + __log2f(l0)) * LN2 : NEG_INF;
-            if (row1 < sq) lse_ptr[row1] = l1 > 0.f ? (mx1 * sl2 + __log2f(l1)) * LN2 : NEG_INF;
+            if (row0 < sq) lse_ptr[row0] = row_lse(mx0, l0, sl2);
+            if (row1 < sq) lse_ptr[row1] = row_lse(mx1, l1, sl2);
         }
         uint16_t* out = reinterpret_cast<uint16_t*>(a.out) + cb * a.o_batch_stride + ch * a.o_head_stride +
                         (int64_t)q_off * a.o_seq_stride;

@@ -139,6 +139,9 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
     dyn_d64 = kv.get("dyn_d64", "0") == "1"
     l2_section_mode = int(kv.get("l2_section_mode", "0"))
     l2_section_kb = int(kv.get("l2_section_kb", "0"))
+    # HOPPER_L2_SHORT_SK / _KB: short causal problems' sections (recorded beside l2_section_kb; None: no such rule)
+    l2_short = ({"max_seqlen_k": int(kv["l2_short_sk"]), "kb": int(kv.get("l2_short_kb", "4096"))}
+                if int(kv.get("l2_short_sk", "0")) else None)
     epi_smem_d128 = kv.get("epi_smem_d128", "0") == "1"
     epi_smem_d64 = int(kv.get("epi_smem_d64", "0"))
     if epi_smem_d64 not in (0, 1, 2):
@@ -283,8 +286,8 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
             objects[-1]["l2_section_kb"] = l2_section_kb
             if l2_section_mode:
                 objects[-1]["l2_section_mode"] = l2_section_mode
-            if int(kv.get("l2_short_sk", "0")):   # HOPPER_L2_SHORT_SK / _KB: short causal problems' sections
-                objects[-1]["l2_short"] = {"max_seqlen_k": int(kv["l2_short_sk"]), "kb": int(kv.get("l2_short_kb", "4096"))}
+            if l2_short:
+                objects[-1]["l2_short"] = dict(l2_short)
         if epi:
             objects[-1]["epilogue_smem"] = True
         if epi_mode == 2:
