@@ -675,7 +675,8 @@ def test_build_is_reproducible(tmp_path):
                C2_CAUSAL_Q3_D64=str(int("fwd_bf16_d64_c2q3" in by_name)),
                C2Q3_KAHEAD_D64=str(int(bool(by_name.get("fwd_bf16_d64_c2q3", {}).get("k_ahead")))),
                PARAM_MAPS_FK=str(int(bool(by_name.get("fwd_bf16_d128_fk", {}).get("param_maps")))),
-               C2_KVWAIT_D64=str(by_name.get("fwd_bf16_d64_c2", {}).get("kv_wait", 0)))
+               C2_KVWAIT_D64=str(by_name.get("fwd_bf16_d64_c2", {}).get("kv_wait", 0)),
+               LAZY_RESCALE=str(d64.get("lazy_rescale", 0)))
     r = subprocess.run(["bash", str(ROOT / "scripts" / "build" / "hopper.sh")], env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     assert (tmp_path / "hopper_fwd.cubin").read_bytes() == (CO / "hopper_fwd.cubin").read_bytes()
@@ -1302,6 +1303,32 @@ def test_shipped_kernels_record_fast_rcp():
     assert objs and all(o.get("fast_rcp") is True for o in objs), [o["name"] for o in objs if not o.get("fast_rcp")]
     sh = (ROOT / "scripts" / "build" / "hopper.sh").read_text()
     assert "FAST_RCP=${FAST_RCP:-1}" in sh and '"fast_rcp=$FAST_RCP"' in sh
+
+
+def test_shipped_kernels_record_lazy_rescale():
+    """HOPPER_LAZY_RESCALE (session 8, calls am2 / am3): every kernel of the committed cubin but the ``_c2`` / ``_c2q3``
+    siblings keeps a warp's row maxima up to 8 (exp2 domain) and says so (make_manifest's ``lazy_rescale`` mark, passed
+    by scripts/build/hopper.sh's LAZY_RESCALE, default 8); the _c2 kernels, which lost with it, carry no mark."""
+    objs = json.loads((CO / "hopper_manifest.json").read_text())["objects"]
+    c2 = [o for o in objs if o["name"].endswith(("_c2", "_c2q3"))]
+    rest = [o for o in objs if o not in c2]
+    assert len(c2) == 4 and len(rest) == 46
+    assert all(o.get("lazy_rescale") == 8 for o in rest), [o["name"] for o in rest if o.get("lazy_rescale") != 8]
+    assert not any("lazy_rescale" in o for o in c2)
+    sh = (ROOT / "scripts" / "build" / "hopper.sh").read_text()
+    assert "LAZY_RESCALE=${LAZY_RESCALE:-8}" in sh and '"lazy_rescale=$LAZY_RESCALE"' in sh
+
+
+def test_make_manifest_refuses_a_lazy_rescale_out_of_range(tmp_path):
+    """make_manifest's ``lazy_rescale`` names the value it was given and the range it accepts."""
+    import shutil
+    import subprocess
+    import sys
+
+    shutil.copy(CO / "hopper_fwd.cubin", tmp_path / "hopper_fwd.cubin")
+    r = subprocess.run([sys.executable, str(ROOT / "kernels" / "src" / "hopper" / "make_manifest.py"), "sm_90a",
+                        str(tmp_path), "3", "2", "3", "2", "lazy_rescale=200"], capture_output=True, text=True)
+    assert r.returncode != 0 and "lazy_rescale=200; accepted: 0 .. 127" in r.stderr
 
 
 def test_shipped_kernels_record_the_short_causal_l2_sections():

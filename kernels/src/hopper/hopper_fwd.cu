@@ -356,6 +356,16 @@
 #ifndef HOPPER_C2_KVWAIT_D64
 #define HOPPER_C2_KVWAIT_D64 6
 #endif
+// k > 0: every kernel but the _c2 siblings keeps a warp's row maxima, the offsets of its exponentials, while no row's
+// new max exceeds its kept one by more than k in the exp2 domain (a warp vote a key block; FA4's conditional rescale):
+// O and l are then not rescaled (alpha 1, the warp's vote skips the multiply; the d128 kernels vote too), and P stays
+// <= 2^k.  A kept max is the one the row's exponentials and l have been relative to since it was set, so out and the
+// LSE (kept max + log2 l) are the same numbers up to rounding.  H100 calls am2 / am3 (session 8), same run: 1.012-1.126x
+// on the d64 / d96 / d128 / d256 kernels (the _c2 kernels lost 2.5-6% with it, three ways: their rows keep the maxima
+// of every block).  0: the maxima follow every block (before)
+#ifndef HOPPER_LAZY_RESCALE
+#define HOPPER_LAZY_RESCALE 0
+#endif
 // 1: a tile's 1 / l (the epilogue's O scale) by one MUFU.RCP (rcp.approx.ftz, ~1 ulp), not the IEEE division nvcc emits
 // for 1.f / l (a range check, a Newton step and a branch to a slow-path subroutine, on the tile end's critical path)
 #ifndef HOPPER_FAST_RCP
@@ -510,6 +520,12 @@ template <int N>
 __device__ __forceinline__ void reg_fence(float (&r)[N]) {
 #pragma unroll
     for (int i = 0; i < N; ++i) asm volatile("" : "+f"(r[i])::"memory");
+}
+// HOPPER_LAZY_RESCALE: whether every row of the warp keeps its max m for the new max b, whose scores exceed it by at
+// most tau in the exp2 domain (a factor 2^tau; sl2: the scores' scale there); false where a kept max is -inf (b - m is
+// inf or NaN)
+__device__ __forceinline__ bool keep_max(float b0, float b1, float m0, float m1, float sl2, float tau) {
+    return __all_sync(0xffffffffu, (b0 - m0) * sl2 <= tau && (b1 - m1) * sl2 <= tau);
 }
 
 __device__ __forceinline__ void named_sync(int id, int threads) {
@@ -865,6 +881,9 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
     // blocks, TMA: PDEC128, SMX_TREE, PV_LATE); neither _c2, _softcap, _static nor _varlen
     constexpr bool D64_MAIN = DYN_ALL && !C2 && !SOFTCAP && !STATIC_SIBLING && !VARLEN;
     constexpr bool D128_MAIN = D == 128 && BN == 128 && TMA && !SOFTCAP && !STATIC_SIBLING && !VARLEN;
+    // LAZY (HOPPER_LAZY_RESCALE): the kernels but _c2 keep a warp's row maxima while none grows by more than LAZY_TAU (exp2)
+    constexpr bool LAZY = HOPPER_LAZY_RESCALE > 0 && !C2;
+    [[maybe_unused]] constexpr float LAZY_TAU = (float)HOPPER_LAZY_RESCALE;
     // PDEC (HOPPER_PDEC_D64): the producer's decode of the tile in Q slot s (phase parity p) at tile_info(s + QS * p)
     constexpr bool PDEC = HOPPER_PDEC_D64 && DYN_ALL && !SOFTCAP && !STATIC_SIBLING && !VARLEN && HOPPER_DECODE_ONCE_D64;
     static_assert(!PDEC || 8 * (2 * QS + 4 * STAGES) <= TINFO0, "HOPPER_PDEC_D64: the tile info ring starts at bars + TINFO0");
@@ -1384,6 +1403,24 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
         b0 = fmaxf(b0, __shfl_xor_sync(0xffffffffu, b0, 2));
         b1 = fmaxf(b1, __shfl_xor_sync(0xffffffffu, b1, 1));
         b1 = fmaxf(b1, __shfl_xor_sync(0xffffffffu, b1, 2));
+#if HOPPER_LAZY_RESCALE   // (an #if: the build without it stays bit for bit)
+        float ms0, ms1;
+        if (LAZY && keep_max(b0, b1, mx0, mx1, sl2, LAZY_TAU)) {   // the kept maxima, finite here
+            ms0 = mx0 * sl2;
+            ms1 = mx1 * sl2;
+            if constexpr (PV_LATE == 2) pv_late_fence(ms0, ms1);
+            alpha0 = 1.f;
+            alpha1 = 1.f;
+        } else {
+            ms0 = b0 == NEG_INF ? 0.f : b0 * sl2;
+            ms1 = b1 == NEG_INF ? 0.f : b1 * sl2;
+            if constexpr (PV_LATE == 2) pv_late_fence(ms0, ms1);
+            alpha0 = ex2(mx0 * sl2 - ms0);
+            alpha1 = ex2(mx1 * sl2 - ms1);
+            mx0 = b0;
+            mx1 = b1;
+        }
+#else
         const float ms0 = b0 == NEG_INF ? 0.f : b0 * sl2;
         const float ms1 = b1 == NEG_INF ? 0.f : b1 * sl2;
         if constexpr (PV_LATE == 2) pv_late_fence(ms0, ms1);   // (also in a tile's first block: harmless)
@@ -1391,6 +1428,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
         alpha1 = ex2(mx1 * sl2 - ms1);
         mx0 = b0;
         mx1 = b1;
+#endif
         float t0 = 0.f, t1 = 0.f;
 #pragma unroll
         for (int i = 0; i < BN / 8; ++i) {
@@ -1465,7 +1503,7 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
     // RIT (HOPPER_RESCALE_IN_TURN_D128): O's pending rescale factors (those of the last softmax), applied in the
     // next GEMM turn between the QK^T and the PV issue; VOTE (HOPPER_RESCALE_VOTE_D128): skip it when 1 for the warp
     constexpr bool RIT = D == 128 && HOPPER_RESCALE_IN_TURN_D128;
-    constexpr bool VOTE = D != 128 || HOPPER_RESCALE_VOTE_D128;
+    constexpr bool VOTE = D != 128 || HOPPER_RESCALE_VOTE_D128 || LAZY;
     float pa0 = 1.f, pa1 = 1.f;
     auto rescale_pending = [&]() {
         if (!VOTE || !__all_sync(0xffffffffu, pa0 == 1.f && pa1 == 1.f)) rescale_o(pa0, pa1);
