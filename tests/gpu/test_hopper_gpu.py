@@ -311,3 +311,38 @@ def test_hopper_d64_c2_sibling(monkeypatch, b, sq, sk, hq, hk, dtype, window, ca
     for _ in range(2):
         why = sweep.check_case(case, mha_fwd=hopper_mha_fwd(grid_cap))
         assert why is None, why
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _sm90(), reason="the hopper kernels need an sm_90a GPU (H100 / H200)")
+@pytest.mark.parametrize("dtype", ["bf16", "fp16"])
+@pytest.mark.parametrize("grow", [3.0, 20.0, -3.0])
+@pytest.mark.parametrize("b, s, d, causal", [(2, 2048, 64, False), (2, 2048, 64, True), (2, 2048, 96, False),
+                                             (2, 2048, 96, True), (2, 2048, 128, False), (2, 2048, 128, True),
+                                             (2, 2048, 256, False), (2, 2048, 256, True), (1, 8192, 128, False),
+                                             (1, 8192, 64, True)])
+def test_hopper_row_maxima_that_move_along_the_keys(b, s, d, causal, grow, dtype):
+    """HOPPER_LAZY_RESCALE (the kernels but _c2 keep a warp's row maxima while no row's grows by more than 8 in the exp2
+    domain): scores that grow along the keys by ``grow`` (exp2 domain) a 128-key block -- by 3, kept two blocks and then
+    rescaled, so P reaches 2^8 -- or by 20 (a rescale every block), or fall (the first block's maxima kept to the end);
+    out and LSE against the reference.  The LSE bound is relative too: at 8192 keys growing by 20 it is about 890."""
+    import math
+
+    torch.manual_seed(int(100 * grow) + d + s + causal)
+    dt = {"bf16": torch.bfloat16, "fp16": torch.float16}[dtype]
+    h = 4
+    u = torch.randn(d, device="cuda")
+    u = u / u.norm()
+    t = torch.arange(s, device="cuda", dtype=torch.float32) * (grow / 128 / math.log2(math.e))
+    t = t - t.min()
+    q = (u * math.sqrt(d)).expand(b, s, h, d) + 0.3 * torch.randn(b, s, h, d, device="cuda")
+    k = u * t[None, :, None, None] + 0.3 * torch.randn(b, s, h, d, device="cuda")
+    v = torch.randn(b, s, h, d, device="cuda")
+    q, k, v = (x.to(dt).contiguous() for x in (q, k, v))
+    out = torch.full_like(q, float("nan"))
+    _, lse = hopper_mha_fwd()(q, k, v, out=out, causal=causal)
+    torch.cuda.synchronize()
+    ref, ref_lse = attention_ref(q, k, v, causal=causal)
+    assert torch.isfinite(out).all()
+    assert rel_error(out, ref) <= sweep.ABS_TOL[dtype]
+    assert torch.allclose(lse.double(), ref_lse, rtol=1e-5, atol=2e-3), float((lse.double() - ref_lse).abs().max())

@@ -366,6 +366,7 @@
 #ifndef HOPPER_LAZY_RESCALE
 #define HOPPER_LAZY_RESCALE 0
 #endif
+static_assert(HOPPER_LAZY_RESCALE >= 0 && HOPPER_LAZY_RESCALE <= 15, "HOPPER_LAZY_RESCALE: P <= 2^k must fit fp16 (0 .. 15)");
 // 1: a tile's 1 / l (the epilogue's O scale) by one MUFU.RCP (rcp.approx.ftz, ~1 ulp), not the IEEE division nvcc emits
 // for 1.f / l (a range check, a Newton step and a branch to a slow-path subroutine, on the tile end's critical path)
 #ifndef HOPPER_FAST_RCP

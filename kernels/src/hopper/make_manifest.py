@@ -59,7 +59,7 @@ recorded as ``param_maps``: the struct, its kernarg offset from the metadata, it
 default 0: HOPPER_PARAM_MAPS_FK, the same on the d128 ``_fk`` kernels; recorded as ``param_maps`` too).  ``c2_kvwait_d64``
 (0-15, default 0: HOPPER_C2_KVWAIT_D64, the ``_c2`` / ``_c2q3`` kernels' mbarrier waits, bits as in hopper_fwd.cu; recorded as
 ``kv_wait`` with the value where not 0).  ``fast_rcp`` (0 / 1, default 0: HOPPER_FAST_RCP, a tile's 1 / l by
-rcp.approx, not the IEEE division; recorded as ``fast_rcp`` on every kernel).  ``lazy_rescale`` (0-127, default 0:
+rcp.approx, not the IEEE division; recorded as ``fast_rcp`` on every kernel).  ``lazy_rescale`` (0-15, default 0:
 HOPPER_LAZY_RESCALE, every kernel but the ``_c2`` / ``_c2q3`` siblings keeps a warp's row maxima while no row's new max
 exceeds its kept one by more than that many in the exp2 domain, and the d128 kernels then vote on O's rescale too;
 recorded as ``lazy_rescale`` with the value on those kernels).  ``pv_late_d64`` (0 / 1 / 2, default 0:
@@ -142,8 +142,8 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
     dyn_d64 = kv.get("dyn_d64", "0") == "1"
     l2_section_mode = int(kv.get("l2_section_mode", "0"))
     lazy = int(kv.get("lazy_rescale", "0"))
-    if not 0 <= lazy <= 127:
-        raise SystemExit(f"make_manifest: lazy_rescale={lazy}; accepted: 0 .. 127")
+    if not 0 <= lazy <= 15:   # (P <= 2^lazy must fit fp16: hopper_fwd.cu's static_assert)
+        raise SystemExit(f"make_manifest: lazy_rescale={lazy}; accepted: 0 .. 15")
     l2_section_kb = int(kv.get("l2_section_kb", "0"))
     # HOPPER_L2_SHORT_SK / _KB: short causal problems' sections (recorded beside l2_section_kb; None: no such rule)
     l2_short = ({"max_seqlen_k": int(kv["l2_short_sk"]), "kb": int(kv.get("l2_short_kb", "4096"))}
