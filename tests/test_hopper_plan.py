@@ -676,7 +676,8 @@ def test_build_is_reproducible(tmp_path):
                C2Q3_KAHEAD_D64=str(int(bool(by_name.get("fwd_bf16_d64_c2q3", {}).get("k_ahead")))),
                PARAM_MAPS_FK=str(int(bool(by_name.get("fwd_bf16_d128_fk", {}).get("param_maps")))),
                C2_KVWAIT_D64=str(by_name.get("fwd_bf16_d64_c2", {}).get("kv_wait", 0)),
-               LAZY_RESCALE=str(d64.get("lazy_rescale", 0)))
+               LAZY_RESCALE=str(d64.get("lazy_rescale", 0)),
+               START_WAIT=str(int(bool(by_name.get("fwd_bf16_d64_c2", {}).get("start_wait")))))
     r = subprocess.run(["bash", str(ROOT / "scripts" / "build" / "hopper.sh")], env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr[-2000:]
     assert (tmp_path / "hopper_fwd.cubin").read_bytes() == (CO / "hopper_fwd.cubin").read_bytes()
@@ -1013,8 +1014,10 @@ def test_shipped_d64_c2q3_siblings():
         assert q3["kernel"] == c2["kernel"] + "q3" and q3["q_stages"] == 3 and c2["q_stages"] == 2
         assert q3["shared"] == c2["shared"] + 128 * 64 * 2 <= 227 * 1024
         assert q3.get("k_ahead") is True and "k_ahead" not in c2
+        # (HOPPER_START_WAIT, session 8: the _c2 producer's first K block first; _c2q3's loads K ahead, no start wait)
+        assert c2.get("start_wait") is True and "start_wait" not in q3
         assert {k: v for k, v in q3.items() if k not in ("name", "kernel", "shared", "q_stages", "k_ahead")} == \
-            {k: v for k, v in c2.items() if k not in ("name", "kernel", "shared", "q_stages")}
+            {k: v for k, v in c2.items() if k not in ("name", "kernel", "shared", "q_stages", "start_wait")}
 
 
 @pytest.mark.parametrize("shape, causal, want", [((32, 32, 32, 512), True, "_c2q3"), ((32, 16, 16, 256), True, "_c2q3"),
@@ -1317,6 +1320,16 @@ def test_shipped_kernels_record_lazy_rescale():
     assert not any("lazy_rescale" in o for o in c2)
     sh = (ROOT / "scripts" / "build" / "hopper.sh").read_text()
     assert "LAZY_RESCALE=${LAZY_RESCALE:-8}" in sh and '"lazy_rescale=$LAZY_RESCALE"' in sh
+
+
+def test_shipped_c2_kernels_record_the_start_wait():
+    """HOPPER_START_WAIT (session 8, call sw1): the ``_c2`` kernels' producer waits for its first K block before the
+    deeper prefetch, and their manifest entries say so (``start_wait``); no other kernel carries the mark."""
+    objs = json.loads((CO / "hopper_manifest.json").read_text())["objects"]
+    marked = sorted(o["name"] for o in objs if o.get("start_wait"))
+    assert marked == ["fwd_bf16_d64_c2", "fwd_fp16_d64_c2"]
+    sh = (ROOT / "scripts" / "build" / "hopper.sh").read_text()
+    assert "START_WAIT=${START_WAIT:-1}" in sh and '"start_wait=$START_WAIT"' in sh
 
 
 def test_make_manifest_refuses_a_lazy_rescale_out_of_range(tmp_path):

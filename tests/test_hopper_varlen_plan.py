@@ -195,7 +195,8 @@ def test_manifest_records_tma_for_the_varlen_kernels_in_builds_without_tma_d64_d
             "s4_stages_d64=4", "tail_split_d64=1", "tail_rounds_d64=8",
             "param_maps_c2=1", "param_maps_fk=1",   # the committed cubin's _c2 / _fk kernels take the host's maps (a second parameter)
             "fast_rcp=1",   # (and every kernel's 1 / l is rcp.approx)
-            "lazy_rescale=8"]   # (and every kernel but _c2 keeps its row maxima up to 2^8)
+            "lazy_rescale=8",   # (and every kernel but _c2 keeps its row maxima up to 2^8)
+            "start_wait=1"]   # (and the _c2 producer's first K block goes first)
     subprocess.run([sys.executable, str(ROOT / "kernels" / "src" / "hopper" / "make_manifest.py"), "sm_90a", str(tmp_path),
                     "3", "2", "3", "2", *opts], check=True, capture_output=True)
     got = {o["name"]: o for o in json.loads((tmp_path / "hopper_manifest.json").read_text())["objects"]}

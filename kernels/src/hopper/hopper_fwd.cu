@@ -372,6 +372,14 @@ static_assert(HOPPER_LAZY_RESCALE >= 0 && HOPPER_LAZY_RESCALE <= 15, "HOPPER_LAZ
 #ifndef HOPPER_FAST_RCP
 #define HOPPER_FAST_RCP 1
 #endif
+// 1: the _c2 kernels' TMA producer (not _c2q3's, which loads K ahead) waits for its CTA's first K block to land before
+// it loads anything past that block's V, so the first key block's data go out ahead of the deeper prefetch: after a
+// kernel that leaves L2 full of dirty lines, the whole grid's prefetch competes with the write-backs.  H100 call sw1
+// (session 8), same run, / without: 1.012-1.030x after a 192-MiB zero_ (which cost the shipped _c2 3% and cuDNN 0.7%),
+// 1.005-1.006x with nothing between calls.  (The d64 kernel's producer spilled 8 bytes with it.)  0: no wait (before)
+#ifndef HOPPER_START_WAIT
+#define HOPPER_START_WAIT 0
+#endif
 // the _c2 kernels (issue11z): 1: their Q / K / V / O tensor maps come from the host as a second __grid_constant__ kernel
 // parameter (hopper_args.h's hopper_fwd_maps_param; manifest "param_maps"), their TMA loads / O stores take the
 // parameter's generic address: no tmap_make / publish / acquire in the prologue (the tile counters below a.tmaps stay);
@@ -1128,6 +1136,11 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
                 mbar_wait(v_empty(stage), phase ^ 1);
                 load(KVRows{}, sV + stage * KV_BYTES, v_full(stage), map_v, a.v, a.v_batch_stride, a.v_head_stride,
                      a.v_seq_stride, k_off + n * BN, sk, hk, VARLEN ? 0 : b);
+#if HOPPER_START_WAIT
+                if constexpr (TMA && C2) {
+                    if (r == 0 && n == n_max - 1) mbar_wait(k_full(stage), phase);   // (HOPPER_START_WAIT)
+                }
+#endif
                 if (++stage == STAGES) { stage = 0; phase ^= 1; }
             }
         }

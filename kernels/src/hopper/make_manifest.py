@@ -62,7 +62,9 @@ default 0: HOPPER_PARAM_MAPS_FK, the same on the d128 ``_fk`` kernels; recorded 
 rcp.approx, not the IEEE division; recorded as ``fast_rcp`` on every kernel).  ``lazy_rescale`` (0-15, default 0:
 HOPPER_LAZY_RESCALE, every kernel but the ``_c2`` / ``_c2q3`` siblings keeps a warp's row maxima while no row's new max
 exceeds its kept one by more than that many in the exp2 domain, and the d128 kernels then vote on O's rescale too;
-recorded as ``lazy_rescale`` with the value on those kernels).  ``pv_late_d64`` (0 / 1 / 2, default 0:
+recorded as ``lazy_rescale`` with the value on those kernels).  ``start_wait`` (0 / 1, default 0: HOPPER_START_WAIT,
+the ``_c2`` producer waits for its first K block before the deeper prefetch; recorded as ``start_wait`` on the ``_c2``
+kernels).  ``pv_late_d64`` (0 / 1 / 2, default 0:
 HOPPER_PV_LATE_D64, the d64 kernels of three consumer warpgroups keep the steady loop's PV wait behind the row maxima (2)
 or sums (1); recorded as ``pv_late`` with the value).  ``tail_split_d64`` (0 / 1: the d64 kernels
 with ``wg_skip`` and ``dynamic_causal`` split a non-causal last round of few tiles into 64-row pieces,
@@ -131,7 +133,7 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
                          "epi_smem_d128", "epi_smem_d64", "epi_v4_d128",
                          "epi_tma_d128", "rescale_in_turn_d128", "rescale_vote_d128", "desc_add_d128", "decode_once_d128", "wg_skip_d64",
                          "window", "epi_tma_d64", "decode_once_d64", "s4_stages_d64", "tail_split_d64", "tail_rounds_d64",
-                         "c2_stages_d64", "c2_desc_add_d64", "dec1_causal_d128", "desc_add_d64", "pdec_d128", "smx_tree_d128", "c2_defer_d64", "pv_late_d64", "param_maps_c2", "c2q3_kahead_d64", "param_maps_fk", "c2_kvwait_d64", "fast_rcp", "lazy_rescale"}
+                         "c2_stages_d64", "c2_desc_add_d64", "dec1_causal_d128", "desc_add_d64", "pdec_d128", "smx_tree_d128", "c2_defer_d64", "pv_late_d64", "param_maps_c2", "c2q3_kahead_d64", "param_maps_fk", "c2_kvwait_d64", "fast_rcp", "lazy_rescale", "start_wait"}
     if unknown:
         raise SystemExit(f"make_manifest: unknown option(s) {sorted(unknown)}")
     qs = {64: int(q_stages), 96: 2, 128: int(kv.get("q_stages_d128", q_stages)), 256: 1}
@@ -266,6 +268,8 @@ def main(arch: str, folder: str, stages64: str, stages128: str, nwg64: str, q_st
             objects[-1]["fast_rcp"] = True
         if lazy and not c2:   # HOPPER_LAZY_RESCALE: kept row maxima (every kernel but _c2 / _c2q3)
             objects[-1]["lazy_rescale"] = lazy
+        if m[3] == "_c2" and on("start_wait"):   # HOPPER_START_WAIT: the first K block before the deeper prefetch
+            objects[-1]["start_wait"] = True
         if m[3] == "_c2q3" and on("c2q3_kahead_d64"):   # HOPPER_C2Q3_KAHEAD_D64: K(n - 1) loaded before V(n)
             objects[-1]["k_ahead"] = True
         # the d128 kernel and its _fk sibling with 128-key blocks (not _bn176 / _softcap / _varlen / _static): the kernels
