@@ -364,7 +364,7 @@
 // on the d64 / d96 / d128 / d256 kernels (the _c2 kernels lost 2.5-6% with it, three ways: their rows keep the maxima
 // of every block).  0: the maxima follow every block (before)
 #ifndef HOPPER_LAZY_RESCALE
-#define HOPPER_LAZY_RESCALE 0
+#define HOPPER_LAZY_RESCALE 8
 #endif
 static_assert(HOPPER_LAZY_RESCALE >= 0 && HOPPER_LAZY_RESCALE <= 15, "HOPPER_LAZY_RESCALE: P <= 2^k must fit fp16 (0 .. 15)");
 // 1: a tile's 1 / l (the epilogue's O scale) by one MUFU.RCP (rcp.approx.ftz, ~1 ulp), not the IEEE division nvcc emits
@@ -378,7 +378,7 @@ static_assert(HOPPER_LAZY_RESCALE >= 0 && HOPPER_LAZY_RESCALE <= 15, "HOPPER_LAZ
 // (session 8), same run, / without: 1.012-1.030x after a 192-MiB zero_ (which cost the shipped _c2 3% and cuDNN 0.7%),
 // 1.005-1.006x with nothing between calls.  (The d64 kernel's producer spilled 8 bytes with it.)  0: no wait (before)
 #ifndef HOPPER_START_WAIT
-#define HOPPER_START_WAIT 0
+#define HOPPER_START_WAIT 1
 #endif
 // the _c2 kernels (issue11z): 1: their Q / K / V / O tensor maps come from the host as a second __grid_constant__ kernel
 // parameter (hopper_args.h's hopper_fwd_maps_param; manifest "param_maps"), their TMA loads / O stores take the
@@ -533,9 +533,11 @@ __device__ __forceinline__ void reg_fence(float (&r)[N]) {
 // HOPPER_LAZY_RESCALE: whether every row of the warp keeps its max m for the new max b, whose scores exceed it by at
 // most tau in the exp2 domain (a factor 2^tau; sl2: the scores' scale there); false where a kept max is -inf (b - m is
 // inf or NaN)
+#if HOPPER_LAZY_RESCALE   // (unreferenced otherwise: -Werror)
 __device__ __forceinline__ bool keep_max(float b0, float b1, float m0, float m1, float sl2, float tau) {
     return __all_sync(0xffffffffu, (b0 - m0) * sl2 <= tau && (b1 - m1) * sl2 <= tau);
 }
+#endif
 
 __device__ __forceinline__ void named_sync(int id, int threads) {
     asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
