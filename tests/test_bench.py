@@ -7,6 +7,7 @@ against rows of baseline/h100-peers-2026-11-22.json copied below.
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import math
 import re
@@ -345,6 +346,8 @@ def test_bench_times_paired_unless_told_otherwise():
 
     assert build_parser().parse_args(["bench"]).timing == B.TIMINGS[0] == "paired"
     assert build_parser().parse_args(["bench", "--timing", "rounds"]).timing == "rounds"
+    assert build_parser().parse_args(["bench"]).order == B.ORDERS[0] == "balanced"
+    assert build_parser().parse_args(["bench", "--order", "rotate"]).order == "rotate"
 
 
 def test_gpu_time_paired_alternates_call_by_call_under_one_clock(monkeypatch):
@@ -374,10 +377,50 @@ def test_gpu_time_paired_alternates_call_by_call_under_one_clock(monkeypatch):
     monkeypatch.setattr(torch.cuda, "synchronize", lambda: None)
     monkeypatch.setattr(B, "_cycles_per_ms", lambda: 0.0)
     res = B.gpu_time_paired({"a": make("a", 1.0), "b": make("b", 3.0)}, n_sets=3, warmup_ms=0.0, rep_ms=0.0,
-                            min_reps=4, batch=3)
+                            min_reps=4, batch=3, order="rotate")
     assert res["a"]["ms"] == 1.0 and res["b"]["ms"] == 3.0 and res["a"]["n"] == res["b"]["n"] == 4
     timed = order[-8:]
     assert timed == [("a", 0), ("b", 1), ("b", 2), ("a", 0), ("a", 1), ("b", 2), ("b", 0), ("a", 1)]
+    del order[:]   # the default, balanced: a and b take strict turns (neither follows itself)
+    res = B.gpu_time_paired({"a": make("a", 1.0), "b": make("b", 3.0), "c": make("c", 2.0)}, n_sets=5,
+                            warmup_ms=0.0, rep_ms=0.0, min_reps=4, batch=3)
+    assert {n: (r["ms"], r["n"]) for n, r in res.items()} == {"a": (1.0, 4), "b": (3.0, 4), "c": (2.0, 4)}
+    timed = order[-12:]
+    assert [n for n, _ in timed] == [("a", "b", "c")[i] for i in B.call_order(3, 4)]
+    assert [i for _, i in timed] == [c % 5 for c in range(12)]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6])
+def test_balanced_call_order_has_every_callable_follow_every_other_equally_often(n):
+    """The default order: an Eulerian circuit of the complete directed graph, so over the whole sequence, read as a
+    cycle, each ordered pair (a, b) with a != b is adjacent equally often and nothing follows itself; each callable
+    runs equally often and at least ``reps`` times.  The rotate order, by contrast, has b = a + 1 at nearly all calls."""
+    for reps in (1, 4, 7, 10):
+        seq = B.call_order(n, reps, "balanced")
+        counts = collections.Counter(seq)
+        assert sorted(counts) == list(range(n)) and len(set(counts.values())) == 1 and counts[0] >= reps
+        assert counts[0] - reps < max(n - 1, 1)
+        pairs = collections.Counter(zip(seq, seq[1:] + seq[:1]))
+        if n == 1:
+            continue
+        assert set(pairs) == {(a, b) for a in range(n) for b in range(n) if a != b}
+        assert len(set(pairs.values())) == 1
+    rot = B.call_order(n, 8, "rotate")
+    assert collections.Counter(rot) == {i: 8 for i in range(n)}
+    if n > 2:
+        pairs = collections.Counter(zip(rot, rot[1:]))
+        assert max(pairs.values()) >= 2 * min(pairs.values())   # what balanced avoids
+
+
+def test_call_order_and_run_bench_name_a_bad_order(tmp_path):
+    with pytest.raises(ValueError, match="order is 'random'; accepted: balanced, rotate"):
+        B.call_order(3, 2, "random")
+    with pytest.raises(ValueError, match="call_order needs n >= 1 and reps >= 1; got n=0, reps=2"):
+        B.call_order(0, 2)
+    args = argparse.Namespace(shapes="quick", dtype="bf16", out=str(tmp_path), peers="flash", plot=None, rounds=3,
+                              timing="paired", order="random")
+    with pytest.raises(ValueError, match="--order is 'random'; accepted: balanced, rotate"):
+        B.run_bench(args)
 
 
 def test_gpu_times_and_run_bench_refuse_fewer_than_one_round(tmp_path):

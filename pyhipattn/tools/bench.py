@@ -1,7 +1,7 @@
 """``pyhipattn bench``: time ``mha_fwd`` against the attention peers on this GPU.
 
     pyhipattn bench [--shapes default|quick|JSON] [--dtype bf16|fp16] [--out DIR] [--peers ...] [--rounds N]
-                    [--timing paired|rounds]
+                    [--timing paired|rounds] [--order balanced|rotate]
 
 Peers, where present: torch SDPA's ``flash`` (FA2), ``cudnn`` and ``efficient`` backends (one
 ``sdpa_kernel([backend])`` each; GQA through ``enable_gqa=True``, as the H100 baseline did, so a
@@ -17,12 +17,14 @@ sq <= 16 are reported in TB/s, the others in TFLOP/s; the JSON has both.
 Timing (as the design notes and the device METHOD say): per call CUDA events, median after warm-up, as
 ``triton.testing.do_bench``, in ``--rounds`` (default 3) interleaved rounds per shape, ours and the
 peers alternating call by call within a round, so that they share the GPU's clocks (``--timing paired``,
-the default; ``rounds``: each timed alone in turn), the median of the rounds' medians reported (``rounds_ms`` / ``spread`` in
-the JSON, ours / the best peer per round as ``ratio_best_rounds``); a sleep kernel queued before each batch keeps host launch gaps out
-of the events; input sets rotate when one set fits in L2 three times over.  Every input is drawn
-fresh (``randn``), never zeros.  ``mha_fwd``'s output is checked once per shape against the
-float64 reference on a slice (NaN-poisoned ``out=``), as are the peers', so a fast-but-wrong
-kernel is flagged in the table.  Host time per call (GPU idle) is measured on one decode shape.
+the default; ``rounds``: each timed alone in turn), in an order where each follows every other equally often
+(``--order balanced``, the default: what one leaves in the GPU, e.g. dirty L2 lines, lands on all alike), the
+median of the rounds' medians reported (``rounds_ms`` / ``spread`` in the JSON, ours / the best peer per round as
+``ratio_best_rounds``); a sleep kernel queued before each batch keeps host launch gaps out of the events; input
+sets rotate when one set fits in L2 three times over.  Every input is drawn fresh (``randn``), never zeros.
+``mha_fwd``'s output is checked once per shape against the float64 reference on a slice (NaN-poisoned ``out=``), as
+are the peers', so a fast-but-wrong kernel is flagged in the table.  Host time per call (GPU idle) is measured on
+one decode shape.
 
 This module imports torch only inside the functions that touch the GPU; the shapes, metrics and
 formatting above them are pure and tested on a CPU (tests/test_bench.py).
@@ -30,6 +32,7 @@ formatting above them are pure and tested on a CPU (tests/test_bench.py).
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import statistics
@@ -125,6 +128,11 @@ SDPA_PEERS = ("flash", "cudnn", "efficient")
 #: (:func:`gpu_time_paired`), ``rounds`` times each alone in turn.  H100, 2026-11-27 (notes/hopper.md, call e5): over
 #: 7 rows, ours / the best peer varied by at most 2.2% between paired rounds, by up to 18% between plain rounds
 TIMINGS = ("paired", "rounds")
+#: ``--order`` (the first the default): who follows whom in paired timing (:func:`call_order`).  H100, 2026-11-27
+#: (notes/hopper.md, call pr1): the kernel that ran just before a timed call moved its time by up to 3% (after SDPA's
+#: efficient backend ours and cuDNN both ran ~2% slower than after each other); in the rotate order ours followed
+#: efficient and cuDNN followed flash at 3 calls of 4, which read 0.994x on d64 16x1024 h12 where balanced reads 1.012x
+ORDERS = ("balanced", "rotate")
 PEERS = SDPA_PEERS + ("flash_attn",)
 
 
@@ -335,15 +343,43 @@ def gpu_time(fn: Callable[[int], object], n_sets: int, *, warmup_ms: float = 25.
                            max_reps=max_reps, batch=batch, max_warmup=max_warmup)["fn"]
 
 
+def call_order(n: int, reps: int, order: str = ORDERS[0]) -> list[int]:
+    """The order in which :func:`gpu_time_paired` calls ``n`` callables ``reps`` times each (indices into its names).
+
+    ``rotate``: row j is ``j, j + 1, ..., j + n - 1`` (mod n), so callable i always follows callable i - 1 within a
+    row: whatever that one leaves behind (dirty L2 lines, ...) lands on i at every call but one in n.
+    ``balanced``: an Eulerian circuit of the complete directed graph on the n callables, repeated, so every callable
+    follows every other equally often (n - 1 times per circuit of n (n - 1) calls, counting the wrap) and never
+    itself; ``reps`` is rounded up to a multiple of n - 1 so each circuit completes."""
+    if n < 1 or reps < 1:
+        raise ValueError(f"call_order needs n >= 1 and reps >= 1; got n={n}, reps={reps}")
+    if order == "rotate":
+        return [(j + i) % n for j in range(reps) for i in range(n)]
+    if order != "balanced":
+        raise ValueError(f"order is {order!r}; accepted: {', '.join(ORDERS)}")
+    if n == 1:
+        return [0] * reps
+    succ = {v: [w for w in range(n) if w != v][::-1] for v in range(n)}   # Hierholzer over every edge v -> w
+    stack, circuit = [0], []
+    while stack:
+        v = stack[-1]
+        if succ[v]:
+            stack.append(succ[v].pop())
+        else:
+            circuit.append(stack.pop())
+    circuit = circuit[::-1][:-1]   # a closed walk: its last vertex is its first
+    return circuit * -(-reps // (n - 1))
+
+
 def gpu_time_paired(fns: dict[str, Callable[[int], object]], n_sets: int, *, warmup_ms: float = 25.0,
                     rep_ms: float = 150.0, min_reps: int = 10, max_reps: int = 500, batch: int = 50,
-                    max_warmup: int | None = None) -> dict[str, dict]:
-    """:func:`gpu_time` of several callables at once, alternating call by call: call j of every callable (the order
-    rotated by j) runs before call j + 1 of any, each between its own two CUDA events, so all of them are timed under
-    the same clocks, however the GPU's clocks drift.  The input set advances with every call, whichever callable makes
-    it, so no call finds its inputs in L2 from the call before it.  ``rep_ms`` is the time of all callables together;
-    ``max_warmup`` caps the warm-up calls of each.  Returns {name: ``summarize`` of its calls}; an exception propagates
-    (the caller finds the callable that raised)."""
+                    max_warmup: int | None = None, order: str = ORDERS[0]) -> dict[str, dict]:
+    """:func:`gpu_time` of several callables at once, alternating call by call: call j of every callable runs before
+    call j + 1 of any (``order``: :func:`call_order`), each between its own two CUDA events, so all of them are timed
+    under the same clocks, however the GPU's clocks drift.  The input set advances with every call, whichever callable
+    makes it, so no call finds its inputs in L2 from the call before it.  ``rep_ms`` is the time of all callables
+    together; ``max_warmup`` caps the warm-up calls of each.  Returns {name: ``summarize`` of its calls}; an exception
+    propagates (the caller finds the callable that raised)."""
     import torch
 
     names = list(fns)
@@ -365,27 +401,22 @@ def gpu_time_paired(fns: dict[str, Callable[[int], object]], n_sets: int, *, war
         for n in names:
             fns[n](i % n_sets)
     reps = min(max_reps, max(min_reps, int(rep_ms / total)))
+    seq = [names[i] for i in call_order(len(names), reps, order)]
     cpm = _cycles_per_ms() if hasattr(torch.cuda, "_sleep") else 0.0
     times: dict[str, list[float]] = {n: [] for n in names}
-    j = c = 0   # (c: calls made, the input set's index)
-    while j < reps:
-        m = min(batch, reps - j)
-        ev = [[(n, torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for n in names]
-              for _ in range(m)]
+    step = batch * len(names)
+    for c0 in range(0, len(seq), step):   # (c: calls made, the input set's index)
+        ev = [(n, torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
+              for n in seq[c0:c0 + step]]
         if cpm:
-            torch.cuda._sleep(int(cpm * 1.5 * m * min(total, 0.2 * len(names))))
-        for k, row in enumerate(ev):
-            r = (j + k) % len(names)
-            for n, a, b in row[r:] + row[:r]:
-                a.record()
-                fns[n](c % n_sets)
-                b.record()
-                c += 1
+            torch.cuda._sleep(int(cpm * 1.5 * len(ev) / len(names) * min(total, 0.2 * len(names))))
+        for c, (n, a, b) in enumerate(ev, c0):
+            a.record()
+            fns[n](c % n_sets)
+            b.record()
         sync()
-        for row in ev:
-            for n, a, b in row:
-                times[n].append(a.elapsed_time(b))
-        j += m
+        for n, a, b in ev:
+            times[n].append(a.elapsed_time(b))
     return {n: summarize(times[n]) for n in names}
 
 
@@ -658,9 +689,9 @@ def _plan(shape: Shape, dtype: str, dev: dict) -> dict:
 
 
 def bench_shape(shape: Shape, dtype: str, peers: list[str], dev: dict, seed: int,
-                log: Callable[[str], None], rounds: int = 3, paired: bool = True) -> dict:
+                log: Callable[[str], None], rounds: int = 3, paired: bool = True, order: str = ORDERS[0]) -> dict:
     """Check and time ours and every peer on one shape (``rounds`` interleaved rounds, ``paired``: call by call
-    within each round: :func:`gpu_times`); the row of the report."""
+    within each round in ``order``: :func:`gpu_times`, :func:`call_order`); the row of the report."""
     import torch
 
     from ..api import mha_fwd
@@ -694,7 +725,8 @@ def bench_shape(shape: Shape, dtype: str, peers: list[str], dev: dict, seed: int
         errs[name] = rel_error(take(out), ref)
         del out
         timed[name] = lambda i, f=f: f(*sets[i])
-    for name, t in gpu_times(timed, n_sets, rounds, paired=paired).items():
+    paired_timer = functools.partial(gpu_time_paired, order=order)
+    for name, t in gpu_times(timed, n_sets, rounds, paired=paired, paired_timer=paired_timer).items():
         if "err" in t:
             row[name] = t
             log(f"    {name:10s} n/a: {t['err'][:100]}")
@@ -754,6 +786,9 @@ def run_bench(args) -> int:
     timing = getattr(args, "timing", TIMINGS[0])
     if timing not in TIMINGS:
         raise ValueError(f"--timing is {timing!r}; accepted: {', '.join(TIMINGS)}")
+    order = getattr(args, "order", ORDERS[0])
+    if order not in ORDERS:
+        raise ValueError(f"--order is {order!r}; accepted: {', '.join(ORDERS)}")
     try:
         import torch
     except ImportError:
@@ -782,7 +817,7 @@ def run_bench(args) -> int:
                                     "timing": f"median over {rounds} interleaved rounds (order rotating) of each "
                                               "round's median of per-call CUDA events after warm-up"
                                               + (", ours and the peers alternating call by call within a round"
-                                                 if timing == "paired" else "")
+                                                 f" ({order} order)" if timing == "paired" else "")
                                               + ", sleep kernel before each batch, inputs rotated past 3x L2"},
                     "host_time": {}, "rows": [], "seconds": 0.0}
     log(f"bench: {dev['name']} ({dev.get('arch')}), {len(shapes)} shapes, {dtype}, peers {peers}; "
@@ -796,7 +831,8 @@ def run_bench(args) -> int:
     for i, s in enumerate(shapes):
         log(f"[{i + 1}/{len(shapes)}] {s.label()} ({s.tag}) {time.time() - t0:.0f}s")
         try:
-            row = bench_shape(s, dtype, peers, dev, seed=1000 + i, log=log, rounds=rounds, paired=timing == "paired")
+            row = bench_shape(s, dtype, peers, dev, seed=1000 + i, log=log, rounds=rounds, paired=timing == "paired",
+                              order=order)
         except Exception as e:   # e.g. out of memory: the sweep goes on
             row = {"tag": s.tag, "shape": s.dims(), "causal": s.causal, "unit": s.unit,
                    "ours": {"err": f"{type(e).__name__}: {e}"[:400]}, "check": "failed"}

@@ -70,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="cases per family and arch in the emulated sweep (default 12)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(fn=_cmd_check)
-    from .bench import TIMINGS   # (torch is imported only when a bench runs)
+    from .bench import ORDERS, TIMINGS   # (torch is imported only when a bench runs)
 
     s = sub.add_parser("bench", help="time mha_fwd against the peers present on this GPU",
                        description="Time mha_fwd against the attention implementations present on this GPU (torch SDPA backends, flash_attn); writes a JSON and a PNG and prints a table. Needs torch and a GPU.")
@@ -83,6 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--timing", default=TIMINGS[0], choices=TIMINGS,
                    help="paired (default): ours and the peers alternate call by call, under the same clocks; "
                         "rounds: each timed alone in turn")
+    s.add_argument("--order", default=ORDERS[0], choices=ORDERS,
+                   help="paired timing's call order: balanced (default: each follows every other equally often) "
+                        "or rotate (each follows the same one at all calls but one in n)")
     s.add_argument("--plot", metavar="RESULTS_JSON", help="only plot a results JSON from an earlier run (needs matplotlib)")
     s.set_defaults(fn=_cmd_bench)
     from .bench_kvcache import add_parser as add_kvcache_bench
