@@ -814,10 +814,11 @@ def run_bench(args) -> int:
                                              "the baseline used s*s/2 for s >= 8192)",
                                     "bytes": "q+k+v+o once each", "unit": "TB/s when sq <= 16, else TFLOP/s",
                                     "gqa": "SDPA enable_gqa=True (no repeated K/V)",
-                                    "timing": f"median over {rounds} interleaved rounds (order rotating) of each "
-                                              "round's median of per-call CUDA events after warm-up"
+                                    "timing": f"median over {rounds} rounds of each round's median of per-call "
+                                              "CUDA events after warm-up"
                                               + (", ours and the peers alternating call by call within a round"
-                                                 f" ({order} order)" if timing == "paired" else "")
+                                                 f" ({order} order)" if timing == "paired" else
+                                                 ", each timed alone in turn (order rotating by round)")
                                               + ", sleep kernel before each batch, inputs rotated past 3x L2"},
                     "host_time": {}, "rows": [], "seconds": 0.0}
     log(f"bench: {dev['name']} ({dev.get('arch')}), {len(shapes)} shapes, {dtype}, peers {peers}; "
