@@ -374,12 +374,12 @@ def call_order(n: int, reps: int, order: str = ORDERS[0]) -> list[int]:
 def gpu_time_paired(fns: dict[str, Callable[[int], object]], n_sets: int, *, warmup_ms: float = 25.0,
                     rep_ms: float = 150.0, min_reps: int = 10, max_reps: int = 500, batch: int = 50,
                     max_warmup: int | None = None, order: str = ORDERS[0]) -> dict[str, dict]:
-    """:func:`gpu_time` of several callables at once, alternating call by call: call j of every callable runs before
-    call j + 1 of any (``order``: :func:`call_order`), each between its own two CUDA events, so all of them are timed
-    under the same clocks, however the GPU's clocks drift.  The input set advances with every call, whichever callable
-    makes it, so no call finds its inputs in L2 from the call before it.  ``rep_ms`` is the time of all callables
-    together; ``max_warmup`` caps the warm-up calls of each.  Returns {name: ``summarize`` of its calls}; an exception
-    propagates (the caller finds the callable that raised)."""
+    """:func:`gpu_time` of several callables at once, alternating call by call in ``order`` (:func:`call_order`: each
+    cycle of it, n calls for ``rotate``, n (n - 1) for ``balanced``, holds as many calls of every callable), each
+    between its own two CUDA events, so all of them are timed under the same clocks, however the GPU's clocks drift.
+    The input set advances with every call, whichever callable makes it, so no call finds its inputs in L2 from the
+    call before it.  ``rep_ms`` is the time of all callables together; ``max_warmup`` caps the warm-up calls of each.
+    Returns {name: ``summarize`` of its calls}; an exception propagates (the caller finds the callable that raised)."""
     import torch
 
     names = list(fns)

@@ -1419,32 +1419,25 @@ __device__ __forceinline__ void fwd_body(const hopper_fwd_args& a, [[maybe_unuse
         b0 = fmaxf(b0, __shfl_xor_sync(0xffffffffu, b0, 2));
         b1 = fmaxf(b1, __shfl_xor_sync(0xffffffffu, b1, 1));
         b1 = fmaxf(b1, __shfl_xor_sync(0xffffffffu, b1, 2));
-#if HOPPER_LAZY_RESCALE   // (an #if: the build without it stays bit for bit)
         float ms0, ms1;
+#if HOPPER_LAZY_RESCALE   // (keep_max exists only then)
         if (LAZY && keep_max(b0, b1, mx0, mx1, sl2, LAZY_TAU)) {   // the kept maxima, finite here
             ms0 = mx0 * sl2;
             ms1 = mx1 * sl2;
             if constexpr (PV_LATE == 2) pv_late_fence(ms0, ms1);
             alpha0 = 1.f;
             alpha1 = 1.f;
-        } else {
+        } else
+#endif
+        {
             ms0 = b0 == NEG_INF ? 0.f : b0 * sl2;
             ms1 = b1 == NEG_INF ? 0.f : b1 * sl2;
-            if constexpr (PV_LATE == 2) pv_late_fence(ms0, ms1);
+            if constexpr (PV_LATE == 2) pv_late_fence(ms0, ms1);   // (also in a tile's first block: harmless)
             alpha0 = ex2(mx0 * sl2 - ms0);
             alpha1 = ex2(mx1 * sl2 - ms1);
             mx0 = b0;
             mx1 = b1;
         }
-#else
-        const float ms0 = b0 == NEG_INF ? 0.f : b0 * sl2;
-        const float ms1 = b1 == NEG_INF ? 0.f : b1 * sl2;
-        if constexpr (PV_LATE == 2) pv_late_fence(ms0, ms1);   // (also in a tile's first block: harmless)
-        alpha0 = ex2(mx0 * sl2 - ms0);
-        alpha1 = ex2(mx1 * sl2 - ms1);
-        mx0 = b0;
-        mx1 = b1;
-#endif
         float t0 = 0.f, t1 = 0.f;
 #pragma unroll
         for (int i = 0; i < BN / 8; ++i) {
